@@ -1,0 +1,28 @@
+import type { INestApplicationContext } from '@nestjs/common';
+
+/** Parsed `--flag value` options of one admin command (`--flag` alone is `true`). */
+export type Flags = Record<string, string | boolean | undefined>;
+
+/**
+ * One admin command: `npm run --silent admin -- <words...> [--flags]`. `run` returns the
+ * one JSON object printed on stdout; it throws an AppError (or any error) to fail.
+ */
+export interface AdminCommand {
+  /** The command words, e.g. ['account', 'create']. */
+  readonly words: readonly string[];
+  readonly usage: string;
+  run(app: INestApplicationContext, flags: Flags): Promise<unknown>;
+}
+
+export function requireFlag(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,50 @@
+import { ArgumentsHost, Catch, HttpException, HttpStatus, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import { AppError } from '@gensvc/shared';
+import { sendError } from './error-response';
+
+const BY_STATUS: Record<number, string> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'INSUFFICIENT_SCOPE',
+  404: 'NOT_FOUND',
+  405: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
+  429: 'RATE_LIMITED',
+};
+
+/** Maps every error to the spec's error object with the request id; never leaks internals. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof AppError) {
+      if (exception.status >= 500) this.logger.error({ err: exception }, 'request failed');
+      return sendError(res, exception.status, exception.code, exception.message, { ...exception.headers });
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR');
+      const message = status === HttpStatus.NOT_FOUND ? 'no such route' : messageOf(exception);
+      if (status >= 500) this.logger.error({ err: exception }, 'request failed');
+      return sendError(res, status === 405 ? 404 : status, code, message);
+    }
+    const e = exception as { type?: string; status?: number };
+    if (e?.type === 'entity.too.large') return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
+    this.logger.error({ err: exception }, 'unhandled error');
+    return sendError(res, 500, 'INTERNAL', 'internal error');
+  }
+}
+
+function messageOf(e: HttpException): string {
+  const body = e.getResponse();
+  if (typeof body === 'string') return body;
+  const m = (body as { message?: unknown }).message;
+  if (Array.isArray(m)) return m.join('; ');
+  return typeof m === 'string' ? m : e.message;
+}

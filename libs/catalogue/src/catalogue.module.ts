@@ -1,0 +1,12 @@
+import { Global, Module } from '@nestjs/common';
+import { Catalogue } from './domain/catalogue';
+import { CatalogueController } from './api/catalogue.controller';
+
+/** Catalogue context: the versioned model and price file, loaded and validated at start. */
+@Global()
+@Module({
+  controllers: [CatalogueController],
+  providers: [{ provide: Catalogue, useFactory: () => Catalogue.load() }],
+  exports: [Catalogue],
+})
+export class CatalogueModule {}

@@ -1,0 +1,2 @@
+export { CatalogueModule } from './catalogue.module';
+export { Catalogue, type CatalogueModel, type Modality, type PriceQuote, type InputValidation } from './domain/catalogue';

@@ -1,0 +1,35 @@
+import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+
+/**
+ * The access contract every route declares (the identity context enforces it with a
+ * global guard; a route without a declaration fails the route-table test):
+ * - `@Public()`: no credential (catalogue, OAuth pages, signed links);
+ * - `@RequireScope('read' | 'create')`: account API key (both scopes) or OAuth token with the scope;
+ * - `@UploadTokenAuth()`: only the `X-Upload-Token` of that upload.
+ */
+export type Scope = 'read' | 'create';
+export const SCOPES: readonly Scope[] = ['read', 'create'];
+
+export type AccessRule = { kind: 'public' } | { kind: 'scope'; scope: Scope } | { kind: 'upload_token' };
+export const ACCESS_RULE = 'gensvc:access';
+
+export const Public = () => SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule);
+export const RequireScope = (scope: Scope) => SetMetadata(ACCESS_RULE, { kind: 'scope', scope } satisfies AccessRule);
+export const UploadTokenAuth = () => SetMetadata(ACCESS_RULE, { kind: 'upload_token' } satisfies AccessRule);
+
+/** Who calls. `connectionId` is the API key id or the OAuth grant id (the task list's connection_id). */
+export interface Principal {
+  readonly accountId: string;
+  readonly kind: 'api_key' | 'oauth' | 'upload_token';
+  readonly connectionId: string;
+  readonly scopes: readonly Scope[];
+  /** For upload tokens: the one upload it may write. */
+  readonly uploadId?: string;
+}
+
+/** The authenticated principal, set on the request by the identity guard. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const req = ctx.switchToHttp().getRequest<{ principal?: Principal }>();
+  if (!req.principal) throw new Error('route has no authenticated principal');
+  return req.principal;
+});

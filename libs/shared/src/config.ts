@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * The one typed configuration object, read from the environment once at start and
+ * validated (a bad value stops the process with the variable's name). README's
+ * configuration table lists every variable.
+ */
+export class AppConfig {
+  readonly port!: number;
+  readonly host!: string;
+  readonly dataDir!: string;
+  readonly publicBaseUrl!: string;
+  readonly logLevel!: string;
+  /** HMAC secret for signed asset links and other service-signed values. */
+  readonly signingSecret!: string;
+  readonly eventStoreUrl?: string;
+  readonly mongoUrl?: string;
+  readonly mongoDb!: string;
+  readonly s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
+  readonly localSupplierDelayMs!: number;
+  readonly accessTokenTtlSeconds!: number;
+  readonly adminToken?: string;
+  readonly adminPort!: number;
+  /** JSON body limit in bytes. */
+  readonly jsonBodyLimit!: number;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got ${JSON.stringify(raw)}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+/** Reads the signing secret from SIGNING_SECRET, else from (or into) DATA_DIR/signing.key. */
+function signingSecret(env: Env, dataDir: string): string {
+  const raw = env.SIGNING_SECRET;
+  if (raw) {
+    if (raw.length < 32) throw new ConfigError('SIGNING_SECRET', 'must be at least 32 characters');
+    return raw;
+  }
+  const file = join(dataDir, 'signing.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, secret + '\n', { flag: 'wx', mode: 0o600 });
+    return secret;
+  } catch {
+    return readFileSync(file, 'utf8').trim(); // another process wrote it first
+  }
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  }
+  const s3Vars = ['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const;
+  const s3Set = s3Vars.filter((v) => env[v]);
+  if (s3Set.length && s3Set.length !== s3Vars.length) {
+    throw new ConfigError(s3Vars.find((v) => !env[v])!, 'must be set together with the other S3_* variables');
+  }
+  const s3 = s3Set.length
+    ? {
+        endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:'])!,
+        accessKey: env.S3_ACCESS_KEY!,
+        secretKey: env.S3_SECRET_KEY!,
+        bucket: env.S3_BUCKET!,
+        region: env.S3_REGION || 'us-east-1',
+      }
+    : undefined;
+  return new AppConfig({
+    port,
+    host,
+    dataDir,
+    publicBaseUrl,
+    logLevel,
+    signingSecret: signingSecret(env, dataDir),
+    eventStoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']),
+    mongoUrl: url(env, 'MONGO_URL', ['mongodb:', 'mongodb+srv:']),
+    mongoDb: env.MONGO_DB || 'gensvc',
+    s3,
+    localSupplierDelayMs: int(env, 'LOCAL_SUPPLIER_DELAY_MS', 1000, 0, 600_000),
+    accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    adminPort: int(env, 'ADMIN_PORT', 3001, 0, 65535),
+    jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
+  });
+}

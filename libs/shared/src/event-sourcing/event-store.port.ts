@@ -1,0 +1,62 @@
+import type { DomainEvent, NewEvent, RecordedEvent } from './event';
+
+/**
+ * Expected revision of a stream before an append: the 0-based revision of its last event,
+ * `'no_stream'` (must not exist), `'stream_exists'`, or `'any'` (no check).
+ */
+export type ExpectedRevision = bigint | 'no_stream' | 'stream_exists' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last appended event: the expected revision of the next append. */
+  readonly nextExpectedRevision: bigint;
+  /** Global position of the last appended event. */
+  readonly position: bigint;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events with a position greater than this. Default: from the start. */
+  readonly after?: bigint;
+  readonly maxCount?: number;
+}
+
+/**
+ * Event store port. Appends are atomic per call (all events or none) and optimistic
+ * (`expectedRevision`); a violated expectation raises `ConcurrencyError`.
+ * Reads return events with `data` lifted to the current schema version.
+ */
+export abstract class EventStore {
+  abstract appendToStream<E extends DomainEvent>(
+    streamName: string,
+    events: readonly NewEvent<E>[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+
+  /** All events of one stream in order; empty when the stream does not exist. */
+  abstract readStream<E extends DomainEvent>(streamName: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]>;
+
+  /** Events of all streams in global order. */
+  abstract readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /** Position of the newest event, or -1n when the store is empty. */
+  abstract headPosition(): Promise<bigint>;
+
+  /**
+   * Calls `listener` (soon) after events are appended, so subscriptions need not wait for
+   * their next poll. A hint only: subscriptions still poll for writes of other processes.
+   */
+  abstract onAppended(listener: () => void): () => void;
+
+  /** Cheap liveness check for readiness probes. */
+  abstract ping(): Promise<void>;
+
+  abstract close(): Promise<void>;
+}
+
+/**
+ * Durable checkpoints for reactors (sagas, process managers) that must not redo their work
+ * after a restart. Projections keep their checkpoints with their data in the read store.
+ */
+export abstract class CheckpointStore {
+  abstract load(name: string): Promise<bigint | undefined>;
+  abstract store(name: string, position: bigint): Promise<void>;
+}
