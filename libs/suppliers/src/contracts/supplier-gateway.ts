@@ -1,0 +1,64 @@
+/**
+ * How the tasks context hands work to suppliers and hears back. The suppliers context runs
+ * each job (built-in local supplier, or an external HTTP supplier with callbacks and
+ * polling), stores output files as the account's assets and cloned voices as voices, and
+ * records every outcome as an event on stream `supplierjob-<task_id>`. The tasks context
+ * reacts to those events (never to in-memory callbacks).
+ */
+export interface SupplierJobRequest {
+  readonly taskId: string;
+  readonly accountId: string;
+  /** Catalogue model id; the adapter resolves the supplier and its model name itself. */
+  readonly modelId: string;
+  readonly capability: string;
+  /** Validated input with defaults (asset_ids / voice_id included when the schema has them). */
+  readonly params: Record<string, unknown>;
+}
+
+export type CancelAnswer =
+  /** The job was not dispatched yet: it never will be; SupplierJobCanceled is recorded. */
+  | 'canceled'
+  /** The supplier holds the job: the outcome follows as SupplierCancel* / SupplierJob* events. */
+  | 'requested'
+  /** The job already finished (its outcome event exists or is about to). */
+  | 'finished';
+
+export abstract class SupplierGateway {
+  /** Queues the job for its supplier channel. Idempotent per taskId. */
+  abstract submit(request: SupplierJobRequest): Promise<void>;
+  /** Asks to cancel. Idempotent. */
+  abstract requestCancel(taskId: string): Promise<CancelAnswer>;
+}
+
+export const SUPPLIER_JOB_STREAM = 'supplierjob';
+
+export interface SupplierJobOutput {
+  readonly asset_ids: readonly string[];
+  readonly text?: string;
+  readonly voice_id?: string;
+}
+
+/** Events on `supplierjob-<task_id>`; all carry task_id and account_id. */
+export type SupplierJobEvent =
+  | { type: 'SupplierJobQueued'; data: { task_id: string; account_id: string; supplier: string; at: string } }
+  /** The supplier holds the job now (the task is running). */
+  | { type: 'SupplierJobDispatched'; data: { task_id: string; account_id: string; at: string } }
+  | { type: 'SupplierJobSucceeded'; data: { task_id: string; account_id: string; output: SupplierJobOutput; at: string } }
+  | { type: 'SupplierJobFailed'; data: { task_id: string; account_id: string; error: { code: string; message: string }; at: string } }
+  /** Cancellation confirmed: the supplier did not and will not do the work. */
+  | { type: 'SupplierJobCanceled'; data: { task_id: string; account_id: string; at: string } }
+  /** The supplier was asked to cancel and is being checked. */
+  | { type: 'SupplierCancelChecking'; data: { task_id: string; account_id: string; at: string } }
+  | { type: 'SupplierCancelRefused'; data: { task_id: string; account_id: string; at: string } }
+  | { type: 'SupplierCancelUnconfirmed'; data: { task_id: string; account_id: string; at: string } };
+
+export const SUPPLIER_JOB_EVENT_TYPES: readonly SupplierJobEvent['type'][] = [
+  'SupplierJobQueued',
+  'SupplierJobDispatched',
+  'SupplierJobSucceeded',
+  'SupplierJobFailed',
+  'SupplierJobCanceled',
+  'SupplierCancelChecking',
+  'SupplierCancelRefused',
+  'SupplierCancelUnconfirmed',
+];
