@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { RequestContexts } from '../request-context';
-import { ReadStore } from '../read-store/read-store.port';
+import { DuplicateKeyError, ReadStore } from '../read-store/read-store.port';
 import type { RecordedEvent } from './event';
 import { CheckpointStore, EventStore } from './event-store.port';
 import { targetOf, type Projection } from './projection';
@@ -36,6 +36,11 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   private readonly waiters = new Set<{ position: bigint; resolve: () => void }>();
   private started = false;
   private lastError: string | undefined;
+  /** Per projection: applied position and checkpoint generation (changed by replays). */
+  private readonly positions = new Map<string, bigint>();
+  private readonly generations = new Map<string, string | null>();
+  /** Serializes projection batches with `pauseProjections`. */
+  private gate: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly events: EventStore,
@@ -57,6 +62,46 @@ export class SubscriptionEngine implements OnApplicationShutdown {
 
   listProjections(): readonly Projection[] {
     return this.projections;
+  }
+
+  listReactors(): readonly Reactor[] {
+    return this.reactors;
+  }
+
+  /** Durable positions of the reactors (-1n before their first event). */
+  async reactorPositions(): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    for (const r of this.reactors) out.set(r.name, (await this.checkpoints.load(`reactor:${r.name}`)) ?? -1n);
+    return out;
+  }
+
+  /**
+   * Runs `fn` between two batches of the projection loop, which waits meanwhile (a replay
+   * catches up and switches its rebuilt collections in here). Reads are not blocked.
+   */
+  pauseProjections<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.gate.then(fn, fn);
+    this.gate = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Stores a projection's checkpoint under a new generation (after a replay switched its
+   * collections in) and makes the running loop continue from it. Call inside
+   * `pauseProjections`. A loop in another process notices the new generation when it next
+   * stores its checkpoint and continues from the replay's position too (projections are
+   * idempotent, so events applied twice are harmless).
+   */
+  async setProjectionCheckpoint(name: string, position: bigint, generation: string): Promise<void> {
+    await this.readStore
+      .collection(CHECKPOINTS)
+      .replaceOne({ _id: name }, { _id: name, position: String(position), generation }, { upsert: true });
+    if (this.positions.size) {
+      this.positions.set(name, position);
+      this.generations.set(name, generation);
+      this.projected = [...this.positions.values()].reduce((a, b) => (a < b ? a : b));
+      this.release();
+    }
   }
 
   /** Starts the projection loop and one loop per reactor. Resolves once projections caught up. */
@@ -105,18 +150,37 @@ export class SubscriptionEngine implements OnApplicationShutdown {
 
   async stop(): Promise<void> {
     await Promise.all(this.loops.splice(0).map((l) => l.stop()));
+    this.positions.clear();
+    this.generations.clear();
     this.started = false;
   }
 
   private async loadProjectionCheckpoint(name: string): Promise<bigint> {
-    const doc = await this.readStore.collection<{ _id: string; position: string }>(CHECKPOINTS).findOne({ _id: name });
+    const doc = await this.readStore
+      .collection<{ _id: string; position: string; generation?: string | null }>(CHECKPOINTS)
+      .findOne({ _id: name });
+    this.generations.set(name, doc?.generation ?? null);
     return doc ? BigInt(doc.position) : -1n;
+  }
+
+  /** Stores a checkpoint unless a replay replaced it meanwhile; then adopts the replay's. */
+  private async storeProjectionCheckpoint(name: string): Promise<void> {
+    const generation = this.generations.get(name) ?? null;
+    const doc = { _id: name, position: String(this.positions.get(name) ?? -1n), generation };
+    try {
+      await this.readStore.collection(CHECKPOINTS).replaceOne({ _id: name, generation }, doc, { upsert: true });
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err;
+      this.positions.set(name, await this.loadProjectionCheckpoint(name));
+      this.projected = [...this.positions.values()].reduce((a, b) => (a < b ? a : b));
+      this.logger.log(`projection ${name} was rebuilt by a replay elsewhere; continuing from its checkpoint`);
+    }
   }
 
   private projectionLoop(onCaughtUp: () => void): Loop {
     const target = targetOf(this.readStore);
-    const positions = new Map<string, bigint>();
-    return this.loop('projections', async () => {
+    const positions = this.positions;
+    return this.loop('projections', () => this.pauseProjections(async () => {
       if (positions.size === 0) {
         for (const p of this.projections) positions.set(p.name, await this.loadProjectionCheckpoint(p.name));
         this.projected = this.projections.length ? [...positions.values()].reduce((a, b) => (a < b ? a : b)) : await this.events.headPosition();
@@ -137,10 +201,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         this.projected = event.position;
       }
       if (batch.length) {
-        const cps = this.readStore.collection(CHECKPOINTS);
-        for (const p of this.projections) {
-          await cps.replaceOne({ _id: p.name }, { _id: p.name, position: String(positions.get(p.name)) }, { upsert: true });
-        }
+        for (const p of this.projections) await this.storeProjectionCheckpoint(p.name);
         this.release();
       }
       if (batch.length < BATCH) {
@@ -148,7 +209,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         onCaughtUp();
       }
       return batch.length === BATCH;
-    });
+    }));
   }
 
   private reactorLoop(reactor: Reactor): Loop {
