@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AppConfig, StorageModule } from '@gensvc/shared';
 import { CatalogueModule } from '@gensvc/catalogue';
+import { IdentityModule } from '@gensvc/identity';
 
 /** The admin CLI's application: the same context modules as the API, no HTTP, no subscriptions. */
 @Module({})
@@ -9,7 +10,7 @@ export class AdminModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AdminModule,
-      imports: [StorageModule.forRoot(config), CqrsModule.forRoot(), CatalogueModule],
+      imports: [StorageModule.forRoot(config), CqrsModule.forRoot(), CatalogueModule, IdentityModule],
     };
   }
 }

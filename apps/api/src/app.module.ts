@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AppConfig, Clock, StorageModule } from '@gensvc/shared';
 import { CatalogueModule } from '@gensvc/catalogue';
+import { IdentityModule } from '@gensvc/identity';
 import { HealthController } from './health.controller';
 
 export interface AppOverrides {
@@ -14,7 +15,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule],
+      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule],
       controllers: [HealthController],
     };
   }

@@ -1,1 +1,6 @@
 export * from './contracts/upload-tokens';
+export { IdentityModule } from './identity.module';
+export { AccountsService, type CreatedAccount, type IssuedApiKey } from './application/accounts.service';
+export { Authenticator } from './application/authenticator';
+export { accessRuleOf } from './api/access.guard';
+export { OAuthClientsService, type OAuthClient } from './application/oauth-clients.service';

@@ -1,4 +1,5 @@
 import type { AdminCommand } from '../command';
+import { IDENTITY_COMMANDS } from './identity.commands';
 
 /** Every admin command. Each context's commands live in their own file here. */
-export const COMMANDS: AdminCommand[] = [];
+export const COMMANDS: AdminCommand[] = [...IDENTITY_COMMANDS];

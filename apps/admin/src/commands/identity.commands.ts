@@ -1,0 +1,72 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { AppError } from '@gensvc/shared';
+import { AccountsService, OAuthClientsService } from '@gensvc/identity';
+import { WalletCommands } from '@gensvc/wallet';
+import { UsageError, requireFlag, type AdminCommand, type Flags } from '../command';
+
+const optional = (flags: Flags, name: string): string | undefined => {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} needs a value`);
+  return v;
+};
+
+const accountCreate: AdminCommand = {
+  words: ['account', 'create'],
+  usage: 'account create --name NAME [--credit AMOUNT] [--email EMAIL --password PASSWORD]',
+  async run(app: INestApplicationContext, flags: Flags) {
+    const name = requireFlag(flags, 'name');
+    const credit = optional(flags, 'credit');
+    const email = optional(flags, 'email');
+    const password = optional(flags, 'password');
+    if ((email === undefined) !== (password === undefined)) throw new UsageError('--email and --password go together');
+    if (credit !== undefined && !/^\d{1,12}(\.\d{1,6})?$/.test(credit)) throw new AppError('VALIDATION_ERROR', '--credit must be a positive CNY amount like 100.00');
+    let wallet: WalletCommands | undefined;
+    if (credit !== undefined) {
+      try {
+        wallet = app.get(WalletCommands, { strict: false });
+      } catch {
+        throw new AppError('INTERNAL', 'the wallet is not available in this build');
+      }
+    }
+    const created = await app.get(AccountsService).createAccount({ name, email, password });
+    if (wallet && credit !== undefined) await wallet.credit(created.accountId, credit, 'initial credit');
+    return { account_id: created.accountId, api_key: created.apiKey };
+  },
+};
+
+const apiKeyCreate: AdminCommand = {
+  words: ['api-key', 'create'],
+  usage: 'api-key create --account ID',
+  async run(app, flags) {
+    const issued = await app.get(AccountsService).issueApiKey(requireFlag(flags, 'account'));
+    return { key_id: issued.keyId, api_key: issued.apiKey };
+  },
+};
+
+const apiKeyRevoke: AdminCommand = {
+  words: ['api-key', 'revoke'],
+  usage: 'api-key revoke --key-id ID',
+  async run(app, flags) {
+    const revoked = await app.get(AccountsService).revokeApiKey(requireFlag(flags, 'key-id'));
+    return { key_id: revoked.keyId, revoked: true };
+  },
+};
+
+const oauthClientCreate: AdminCommand = {
+  words: ['oauth-client', 'create'],
+  usage: 'oauth-client create --name NAME --redirect-uri URI [--public]',
+  async run(app, flags) {
+    const isPublic = flags.public === true || flags.public === 'true';
+    if (flags.public !== undefined && typeof flags.public !== 'boolean' && flags.public !== 'true') throw new UsageError('--public takes no value');
+    const created = await app.get(OAuthClientsService).register({
+      name: requireFlag(flags, 'name'),
+      redirectUri: requireFlag(flags, 'redirect-uri'),
+      public: isPublic,
+    });
+    return { client_id: created.clientId, client_secret: created.clientSecret };
+  },
+};
+
+/** Accounts, API keys and OAuth clients (CONTRACT §1). */
+export const IDENTITY_COMMANDS: AdminCommand[] = [accountCreate, apiKeyCreate, apiKeyRevoke, oauthClientCreate];

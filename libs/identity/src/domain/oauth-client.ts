@@ -1,0 +1,82 @@
+import { AppError } from '@gensvc/shared';
+import type { Decider } from '@gensvc/shared';
+
+/** Events of the `oauthclient-<client id>` stream. A confidential client's secret is stored as SHA-256 only. */
+export type OAuthClientEvent = {
+  readonly type: 'OAuthClientRegistered';
+  readonly data: {
+    readonly clientId: string;
+    readonly name: string;
+    readonly redirectUris: readonly string[];
+    readonly public: boolean;
+    readonly secretHash: string | null;
+    readonly registeredAt: string;
+  };
+};
+
+export type OAuthClientState =
+  | { readonly status: 'none' }
+  | { readonly status: 'active'; readonly clientId: string; readonly name: string; readonly redirectUris: readonly string[]; readonly public: boolean; readonly secretHash: string | null };
+
+export type OAuthClientCommand = {
+  readonly type: 'RegisterOAuthClient';
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUri: string;
+  readonly public: boolean;
+  readonly secretHash: string | null;
+  readonly now: Date;
+};
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A registered redirect URI: absolute, no fragment, https (http only for loopback hosts,
+ * RFC 8252 native apps). Requests must repeat it exactly (string equality).
+ */
+export function checkRedirectUri(uri: string): string {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'redirect-uri must be an absolute URL');
+  }
+  if (uri.length > 2000) throw new AppError('VALIDATION_ERROR', 'redirect-uri is too long');
+  if (u.hash || uri.includes('#')) throw new AppError('VALIDATION_ERROR', 'redirect-uri must not have a fragment');
+  if (u.username || u.password) throw new AppError('VALIDATION_ERROR', 'redirect-uri must not carry credentials');
+  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.has(u.hostname)))) {
+    throw new AppError('VALIDATION_ERROR', 'redirect-uri must use https (http only for localhost)');
+  }
+  return uri;
+}
+
+export const oauthClientDecider: Decider<OAuthClientState, OAuthClientCommand, OAuthClientEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve: (_state, event) => ({
+    status: 'active',
+    clientId: event.data.clientId,
+    name: event.data.name,
+    redirectUris: event.data.redirectUris,
+    public: event.data.public,
+    secretHash: event.data.secretHash,
+  }),
+  decide(command, state) {
+    if (state.status !== 'none') throw new AppError('CONFLICT', `client ${command.clientId} already exists`);
+    const name = command.name.trim();
+    if (name.length < 1 || name.length > 200) throw new AppError('VALIDATION_ERROR', 'name must be 1 to 200 characters');
+    if (command.public !== (command.secretHash === null)) throw new Error('a confidential client needs a secret, a public one has none');
+    return [
+      {
+        type: 'OAuthClientRegistered',
+        data: {
+          clientId: command.clientId,
+          name,
+          redirectUris: [checkRedirectUri(command.redirectUri)],
+          public: command.public,
+          secretHash: command.secretHash,
+          registeredAt: command.now.toISOString(),
+        },
+      },
+    ];
+  },
+};

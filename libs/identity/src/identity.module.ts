@@ -1,0 +1,31 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AccountsService } from './application/accounts.service';
+import { Authenticator } from './application/authenticator';
+import { AccountsProjection, ApiKeysProjection } from './application/identity.projections';
+import { OAuthClientsService } from './application/oauth-clients.service';
+import { SignedUploadTokens } from './application/upload-tokens.service';
+import { AccessGuard } from './api/access.guard';
+import { UploadTokens } from './contracts/upload-tokens';
+import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-hasher';
+
+/**
+ * Identity and access: accounts, API keys, OAuth 2.0 authorization server, upload tokens,
+ * and the global guard that enforces every route's access rule.
+ */
+@Global()
+@Module({
+  providers: [
+    { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
+    AccountsService,
+    OAuthClientsService,
+    Authenticator,
+    SignedUploadTokens,
+    { provide: UploadTokens, useExisting: SignedUploadTokens },
+    AccountsProjection,
+    ApiKeysProjection,
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [AccountsService, OAuthClientsService, Authenticator, UploadTokens],
+})
+export class IdentityModule {}
