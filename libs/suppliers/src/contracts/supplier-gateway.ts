@@ -26,8 +26,11 @@ export type CancelAnswer =
 export abstract class SupplierGateway {
   /** Queues the job for its supplier channel. Idempotent per taskId. */
   abstract submit(request: SupplierJobRequest): Promise<void>;
-  /** Asks to cancel. Idempotent. */
-  abstract requestCancel(taskId: string): Promise<CancelAnswer>;
+  /**
+   * Asks to cancel. Idempotent. `accountId` (optional) is recorded when the job was never
+   * submitted: the cancellation then stands as a tombstone and a later `submit` does nothing.
+   */
+  abstract requestCancel(taskId: string, accountId?: string): Promise<CancelAnswer>;
 }
 
 export const SUPPLIER_JOB_STREAM = 'supplierjob';
@@ -38,9 +41,43 @@ export interface SupplierJobOutput {
   readonly voice_id?: string;
 }
 
+/**
+ * `SupplierJobQueued` data. The optional fields are the suppliers context's own bookkeeping
+ * (what to run and until when); other contexts should read only the first four.
+ */
+export interface SupplierJobQueuedData {
+  readonly task_id: string;
+  readonly account_id: string;
+  /** Supplier channel ("local" or a configured HTTP channel name). Internal; never shown to callers. */
+  readonly supplier: string;
+  readonly at: string;
+  readonly model?: string;
+  readonly capability?: string;
+  readonly params?: Record<string, unknown>;
+  /** After this time the job fails with SUPPLIER_TIMEOUT. */
+  readonly deadline_at?: string;
+  /** Test switches of the built-in local supplier armed for this job (absent normally). */
+  readonly local_behavior?: { readonly outcome?: 'fail' | 'hang'; readonly cancel?: 'refuse' | 'unconfirmed' };
+}
+
+/**
+ * Error codes a failed job carries (`SupplierJobFailed.data.error.code`, shown as the
+ * task's `error.code`): SUPPLIER_TIMEOUT (deadline passed), SUPPLIER_ERROR (the supplier
+ * failed), SUPPLIER_REJECTED (the supplier refused the request), SUPPLIER_CANCELED (the
+ * supplier dropped the job on its own), SUPPLIER_UNAVAILABLE (no such channel configured),
+ * INVALID_INPUT (an input asset or voice could not be used).
+ */
+export type SupplierJobErrorCode =
+  | 'SUPPLIER_TIMEOUT'
+  | 'SUPPLIER_ERROR'
+  | 'SUPPLIER_REJECTED'
+  | 'SUPPLIER_CANCELED'
+  | 'SUPPLIER_UNAVAILABLE'
+  | 'INVALID_INPUT';
+
 /** Events on `supplierjob-<task_id>`; all carry task_id and account_id. */
 export type SupplierJobEvent =
-  | { type: 'SupplierJobQueued'; data: { task_id: string; account_id: string; supplier: string; at: string } }
+  | { type: 'SupplierJobQueued'; data: SupplierJobQueuedData }
   /** The supplier holds the job now (the task is running). */
   | { type: 'SupplierJobDispatched'; data: { task_id: string; account_id: string; at: string } }
   | { type: 'SupplierJobSucceeded'; data: { task_id: string; account_id: string; output: SupplierJobOutput; at: string } }

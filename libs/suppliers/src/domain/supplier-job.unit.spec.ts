@@ -1,0 +1,115 @@
+import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import type { SupplierJobEvent } from '../contracts/supplier-gateway';
+import { fold } from '@gensvc/shared';
+import { supplierJobDecider, type SupplierJobCommand } from './supplier-job';
+
+const spec = DeciderSpecification.for(supplierJobDecider);
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-01-01T00:00:01.000Z';
+const ids = { task_id: 'task_1', account_id: 'acc_1' };
+
+const queued: SupplierJobEvent = {
+  type: 'SupplierJobQueued',
+  data: { ...ids, supplier: 'local', at: T0, model: 'text-writer-lite', capability: 'text.generate', params: { prompt: 'hi' }, deadline_at: '2026-01-01T00:10:00.000Z' },
+};
+const dispatched: SupplierJobEvent = { type: 'SupplierJobDispatched', data: { ...ids, at: T0 } };
+const checking: SupplierJobEvent = { type: 'SupplierCancelChecking', data: { ...ids, at: T0 } };
+const output = { asset_ids: ['ast_1'], text: 'hello' };
+
+const queue: SupplierJobCommand = {
+  type: 'QueueJob',
+  taskId: 'task_1',
+  accountId: 'acc_1',
+  supplier: 'local',
+  model: 'text-writer-lite',
+  capability: 'text.generate',
+  params: { prompt: 'hi' },
+  deadlineAt: '2026-01-01T00:10:00.000Z',
+  now: T0,
+};
+const cancel: SupplierJobCommand = { type: 'RequestCancel', taskId: 'task_1', accountId: 'acc_1', now: T1 };
+
+describe('supplier job decider', () => {
+  describe('queueing', () => {
+    it('queues a new job with what to run and its deadline', () => spec.given([]).when(queue).then([queued]));
+    it('records the local test switches only when armed', () =>
+      spec
+        .given([])
+        .when({ ...queue, localBehavior: { outcome: 'hang' } })
+        .then([{ ...queued, data: { ...queued.data, local_behavior: { outcome: 'hang' } } } as SupplierJobEvent]));
+    it('is idempotent per task', () => spec.given([queued]).when(queue).then([]));
+    it('does nothing for a job canceled before it was submitted', () =>
+      spec.given([{ type: 'SupplierJobCanceled', data: { ...ids, at: T0 } }]).when(queue).then([]));
+  });
+
+  describe('normal run', () => {
+    it('dispatches a queued job', () => spec.given([queued]).when({ type: 'DispatchJob', now: T1 }).then([{ type: 'SupplierJobDispatched', data: { ...ids, at: T1 } }]));
+    it('dispatches only once', () => spec.given([queued, dispatched]).when({ type: 'DispatchJob', now: T1 }).then([]));
+    it('completes a dispatched job with its output', () =>
+      spec.given([queued, dispatched]).when({ type: 'CompleteJob', output, now: T1 }).then([{ type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } }]));
+    it('completing a queued job records the dispatch first (a supplier faster than our bookkeeping)', () =>
+      spec.given([queued]).when({ type: 'CompleteJob', output, now: T1 }).then([
+        { type: 'SupplierJobDispatched', data: { ...ids, at: T1 } },
+        { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } },
+      ]));
+    it('fails a queued or dispatched job', () => {
+      const error = { code: 'SUPPLIER_TIMEOUT', message: 'late' };
+      spec.given([queued]).when({ type: 'FailJob', error, now: T1 }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
+      spec.given([queued, dispatched]).when({ type: 'FailJob', error, now: T1 }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
+    });
+    it('a finished job takes no further outcome', () => {
+      const done: SupplierJobEvent = { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } };
+      spec.given([queued, dispatched, done]).when({ type: 'FailJob', error: { code: 'X', message: 'x' }, now: T1 }).then([]);
+      spec.given([queued, dispatched, done]).when({ type: 'CompleteJob', output, now: T1 }).then([]);
+      spec.given([queued, dispatched, done]).when({ type: 'DispatchJob', now: T1 }).then([]);
+    });
+  });
+
+  describe('cancellation', () => {
+    it('cancels a queued job at once', () => spec.given([queued]).when(cancel).then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
+    it('records a tombstone for a job never submitted', () =>
+      spec.given([]).when(cancel).then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
+    it('a canceled queued job is never dispatched', () =>
+      spec.given([queued, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'DispatchJob', now: T1 }).then([]));
+    it('asks the supplier when it holds the job', () => spec.given([queued, dispatched]).when(cancel).then([{ type: 'SupplierCancelChecking', data: { ...ids, at: T1 } }]));
+    it('repeating a cancel is harmless', () => {
+      spec.given([queued, dispatched, checking]).when(cancel).then([]);
+      spec.given([queued, dispatched, checking, { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } }]).when(cancel).then([]);
+      spec.given([queued, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when(cancel).then([]);
+    });
+    it('a cancel after the end changes nothing', () =>
+      spec.given([queued, dispatched, { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } }]).when(cancel).then([]));
+    it.each([
+      ['canceled', 'SupplierJobCanceled'],
+      ['refused', 'SupplierCancelRefused'],
+      ['unconfirmed', 'SupplierCancelUnconfirmed'],
+    ] as const)('resolves a check as %s', (outcome, type) =>
+      spec.given([queued, dispatched, checking]).when({ type: 'ResolveCancel', outcome, now: T1 }).then([{ type, data: { ...ids, at: T1 } } as SupplierJobEvent]));
+    it('resolves a check only once', () =>
+      spec.given([queued, dispatched, checking, { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } }]).when({ type: 'ResolveCancel', outcome: 'unconfirmed', now: T1 }).then([]));
+    it('a supplier that cancels after an unconfirmed answer still confirms', () =>
+      spec
+        .given([queued, dispatched, checking, { type: 'SupplierCancelUnconfirmed', data: { ...ids, at: T1 } }])
+        .when({ type: 'ResolveCancel', outcome: 'canceled', now: T1 })
+        .then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
+    it('a job nobody asked to cancel is not canceled by a resolution', () =>
+      spec.given([queued, dispatched]).when({ type: 'ResolveCancel', outcome: 'canceled', now: T1 }).then([]));
+    it('completion during the check refuses the cancellation, then succeeds', () =>
+      spec.given([queued, dispatched, checking]).when({ type: 'CompleteJob', output, now: T1 }).then([
+        { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } },
+        { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } },
+      ]));
+    it('confirmed cancellation wins over a later completion (exactly one outcome)', () =>
+      spec.given([queued, dispatched, checking, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'CompleteJob', output, now: T1 }).then([]));
+  });
+
+  it('folds to the terminal state and keeps the first outcome', () => {
+    const s = fold(supplierJobDecider, [
+      queued,
+      dispatched,
+      { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } },
+      { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } },
+    ]);
+    expect(s.status).toBe('canceled');
+  });
+});
