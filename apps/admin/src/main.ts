@@ -16,6 +16,17 @@ function fail(code: string, message: string): never {
   process.exit(code === 'USAGE' ? 2 : 1);
 }
 
+/** `--flag value` takes the value (CONTRACT §1 syntax); `--flag` alone is a boolean. */
+function flagOptions(args: string[]): Record<string, { type: 'string' | 'boolean' }> {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  args.forEach((a, i) => {
+    if (!a.startsWith('--') || a.includes('=')) return;
+    const next = args[i + 1];
+    options[a.slice(2)] = { type: next !== undefined && !next.startsWith('--') ? 'string' : 'boolean' };
+  });
+  return options;
+}
+
 function findCommand(argv: string[]): { command: AdminCommand; rest: string[] } | undefined {
   const candidates = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w));
   candidates.sort((a, b) => b.words.length - a.words.length);
@@ -29,7 +40,7 @@ async function main(): Promise<void> {
   if (!found) fail('USAGE', `unknown command; commands: ${COMMANDS.map((c) => c.usage).join(' | ')}`);
   let flags: Flags;
   try {
-    flags = parseArgs({ args: found.rest, strict: false, allowPositionals: false }).values as Flags;
+    flags = parseArgs({ args: found.rest, strict: false, allowPositionals: false, options: flagOptions(found.rest) }).values as Flags;
   } catch (err) {
     fail('USAGE', (err as Error).message);
   }
