@@ -1,0 +1,46 @@
+import { AppError } from '@gensvc/shared';
+
+export const MAX_NAME_CHARS = 200;
+
+// C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators and bidi controls
+// that would make a name lie about itself in a download dialog.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Checks a file name (prepare `name`, import `name`, the decoded `X-Filename`): 1 to 200
+ * characters (code points), no control characters, no path separators, not `.` or `..`.
+ * Returns the name unchanged.
+ */
+export function checkFileName(name: unknown, field: string): string {
+  if (typeof name !== 'string') throw new AppError('VALIDATION_ERROR', `${field}: must be a string`);
+  const chars = [...name].length;
+  if (chars < 1 || chars > MAX_NAME_CHARS) throw new AppError('VALIDATION_ERROR', `${field}: must be 1 to ${MAX_NAME_CHARS} characters`);
+  if (CONTROL.test(name)) throw new AppError('VALIDATION_ERROR', `${field}: must not contain control characters`);
+  if (/[\/\\]/.test(name)) throw new AppError('VALIDATION_ERROR', `${field}: must not contain path separators`);
+  if (name === '.' || name === '..') throw new AppError('VALIDATION_ERROR', `${field}: is not a file name`);
+  if (name.trim() === '') throw new AppError('VALIDATION_ERROR', `${field}: must not be blank`);
+  return name;
+}
+
+/** Decodes the URL-encoded `X-Filename` header and checks the result. */
+export function decodeFileNameHeader(header: string | string[] | undefined): string {
+  if (header === undefined) throw new AppError('VALIDATION_ERROR', 'X-Filename: header is required (URL-encoded file name)');
+  if (Array.isArray(header)) throw new AppError('VALIDATION_ERROR', 'X-Filename: send the header once');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(header);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'X-Filename: is not valid URL encoding of UTF-8');
+  }
+  return checkFileName(decoded, 'X-Filename');
+}
+
+/**
+ * `Content-Disposition` per RFC 6266 / RFC 8187: an ASCII `filename` fallback (non-ASCII and
+ * quoting characters replaced) plus `filename*` with the exact UTF-8 name.
+ */
+export function contentDisposition(type: 'inline' | 'attachment', name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\%]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
