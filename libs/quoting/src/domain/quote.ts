@@ -1,0 +1,127 @@
+import { AppError, type Decider } from '@gensvc/shared';
+
+/**
+ * A quote (stream `quote-<quote_id>`): a priced, validated request that reserves nothing.
+ * One task may lock it (QuoteAccepted); a task creation that is rolled back releases its
+ * lock again (QuoteReleased), after which that task id can never lock it.
+ */
+export const QUOTE_STREAM = 'quote';
+export const QUOTE_TTL_MS = 15 * 60 * 1000;
+
+export interface QuoteTerms {
+  readonly quote_id: string;
+  readonly account_id: string;
+  readonly connection_id: string;
+  readonly model: string;
+  readonly resolved_model: string;
+  readonly capability: string;
+  readonly modality: string;
+  /** Supplier channel of the model (internal; never shown). */
+  readonly supplier: string;
+  /** Input merged with options, validated, defaults applied. */
+  readonly params: Record<string, unknown>;
+  readonly asset_ids: readonly string[];
+  readonly voice_id: string | null;
+  readonly currency: 'CNY';
+  readonly pricing_mode: 'fixed';
+  readonly price_version: string;
+  readonly unit: string;
+  readonly unit_price: string;
+  readonly quantity: number;
+  readonly estimated_amount: string;
+  readonly max_amount: string;
+  readonly issued_at: string;
+  readonly expires_at: string;
+}
+
+export type QuoteEvent =
+  | { type: 'QuoteIssued'; data: QuoteTerms }
+  | { type: 'QuoteAccepted'; data: { quote_id: string; account_id: string; task_id: string; at: string } }
+  | { type: 'QuoteReleased'; data: { quote_id: string; account_id: string; task_id: string; at: string } };
+
+export const QUOTE_EVENT_TYPES: readonly QuoteEvent['type'][] = ['QuoteIssued', 'QuoteAccepted', 'QuoteReleased'];
+
+export type QuoteCommand =
+  | { type: 'IssueQuote'; terms: QuoteTerms }
+  | { type: 'AcceptQuote'; quoteId: string; accountId: string; taskId: string; now: Date }
+  | { type: 'ReleaseQuote'; quoteId: string; taskId: string; now: Date };
+
+export type QuoteState =
+  | { readonly status: 'none' }
+  | {
+      readonly status: 'open' | 'accepted';
+      readonly terms: QuoteTerms;
+      readonly acceptedBy: string | null;
+      /** Task ids whose lock was released: they never lock this quote again. */
+      readonly released: readonly string[];
+    };
+
+const initialState = (): QuoteState => ({ status: 'none' });
+
+function evolve(state: QuoteState, event: QuoteEvent): QuoteState {
+  switch (event.type) {
+    case 'QuoteIssued':
+      return { status: 'open', terms: event.data, acceptedBy: null, released: [] };
+    case 'QuoteAccepted':
+      if (state.status === 'none') return state;
+      return { ...state, status: 'accepted', acceptedBy: event.data.task_id };
+    case 'QuoteReleased': {
+      if (state.status === 'none') return state;
+      const released = [...state.released, event.data.task_id];
+      return state.acceptedBy === event.data.task_id ? { ...state, status: 'open', acceptedBy: null, released } : { ...state, released };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
+  switch (command.type) {
+    case 'IssueQuote':
+      if (state.status !== 'none') throw new AppError('CONFLICT', `quote ${command.terms.quote_id} exists`);
+      return [{ type: 'QuoteIssued', data: command.terms }];
+    case 'AcceptQuote': {
+      if (state.status === 'none' || state.terms.account_id !== command.accountId) {
+        throw new AppError('NOT_FOUND', `quote ${command.quoteId} not found`);
+      }
+      if (state.acceptedBy === command.taskId) return [];
+      if (state.released.includes(command.taskId)) {
+        throw new AppError('CONFLICT', `the creation of task ${command.taskId} was rolled back`);
+      }
+      if (state.acceptedBy !== null) throw new AppError('QUOTE_ALREADY_USED', `quote ${command.quoteId} is already used by another task`);
+      if (command.now.getTime() >= Date.parse(state.terms.expires_at)) {
+        throw new AppError('QUOTE_EXPIRED', `quote ${command.quoteId} expired at ${state.terms.expires_at}; request a new quote`);
+      }
+      return [{ type: 'QuoteAccepted', data: { quote_id: command.quoteId, account_id: command.accountId, task_id: command.taskId, at: command.now.toISOString() } }];
+    }
+    case 'ReleaseQuote': {
+      if (state.status === 'none') return [];
+      if (state.released.includes(command.taskId)) return [];
+      return [
+        {
+          type: 'QuoteReleased',
+          data: { quote_id: command.quoteId, account_id: state.terms.account_id, task_id: command.taskId, at: command.now.toISOString() },
+        },
+      ];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+export const quoteDecider: Decider<QuoteState, QuoteCommand, QuoteEvent> = { initialState, evolve, decide };
+
+/** Why a quote cannot be locked by a new task now, or null when it can. */
+export function quoteUnusableReason(state: QuoteState, quoteId: string, accountId: string, now: Date): AppError | null {
+  try {
+    decide({ type: 'AcceptQuote', quoteId, accountId, taskId: '\u0000probe', now }, state);
+    return null;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+}

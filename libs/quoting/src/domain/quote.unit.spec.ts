@@ -1,0 +1,88 @@
+import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { quoteDecider, quoteUnusableReason, type QuoteEvent, type QuoteTerms } from './quote';
+import { fold } from '@gensvc/shared';
+
+const issuedAt = new Date('2026-01-01T00:00:00.000Z');
+const terms: QuoteTerms = {
+  quote_id: 'qt_1',
+  account_id: 'acc_1',
+  connection_id: 'key_1',
+  model: 'text-writer-lite',
+  resolved_model: 'text-writer-lite-2026-11-01',
+  capability: 'text.generate',
+  modality: 'text',
+  supplier: 'local',
+  params: { prompt: 'hi' },
+  asset_ids: [],
+  voice_id: null,
+  currency: 'CNY',
+  pricing_mode: 'fixed',
+  price_version: 'v1',
+  unit: 'request',
+  unit_price: '0.020000',
+  quantity: 1,
+  estimated_amount: '0.020000',
+  max_amount: '0.020000',
+  issued_at: issuedAt.toISOString(),
+  expires_at: new Date(issuedAt.getTime() + 15 * 60_000).toISOString(),
+};
+const issued: QuoteEvent = { type: 'QuoteIssued', data: terms };
+const soon = new Date(issuedAt.getTime() + 60_000);
+const accepted = (task_id: string): QuoteEvent => ({ type: 'QuoteAccepted', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id, at: soon.toISOString() } });
+const released = (task_id: string): QuoteEvent => ({ type: 'QuoteReleased', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id, at: soon.toISOString() } });
+const spec = DeciderSpecification.for(quoteDecider);
+
+describe('quote decider', () => {
+  it('issues a quote once', () => {
+    spec.given([]).when({ type: 'IssueQuote', terms }).then([issued]);
+    spec.given([issued]).when({ type: 'IssueQuote', terms }).thenThrows('CONFLICT');
+  });
+
+  it('is accepted by one task', () => {
+    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon }).then([accepted('task_a')]);
+  });
+
+  it('accepting again by the same task is idempotent, even after expiry', () => {
+    const late = new Date(issuedAt.getTime() + 20 * 60_000);
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: late }).then([]);
+  });
+
+  it('refuses a second task: QUOTE_ALREADY_USED', () => {
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_b', now: soon }).thenThrows('QUOTE_ALREADY_USED');
+  });
+
+  it('refuses after 15 minutes: QUOTE_EXPIRED', () => {
+    const at = new Date(issuedAt.getTime() + 15 * 60_000);
+    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: at }).thenThrows('QUOTE_EXPIRED');
+  });
+
+  it('is not found for another account or when unknown', () => {
+    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_2', taskId: 'task_a', now: soon }).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon }).thenThrows('NOT_FOUND');
+  });
+
+  it('a released lock frees the quote for another task but never for the released one', () => {
+    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_a', now: soon }).then([released('task_a')]);
+    spec
+      .given([issued, accepted('task_a'), released('task_a')])
+      .when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_b', now: soon })
+      .then([accepted('task_b')]);
+    spec
+      .given([issued, accepted('task_a'), released('task_a')])
+      .when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon })
+      .thenThrows('CONFLICT');
+  });
+
+  it('releasing for a task that never locked it leaves a tombstone and keeps the other lock', () => {
+    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_b', now: soon }).then([released('task_b')]);
+    const state = fold(quoteDecider, [issued, accepted('task_a'), released('task_b')]);
+    expect(state.status).toBe('accepted');
+    spec.given([issued, accepted('task_a'), released('task_b')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_b', now: soon }).then([]);
+  });
+
+  it('tells why a quote cannot be used by a new task', () => {
+    expect(quoteUnusableReason(fold(quoteDecider, [issued]), 'qt_1', 'acc_1', soon)).toBeNull();
+    expect(quoteUnusableReason(fold(quoteDecider, [issued, accepted('task_a')]), 'qt_1', 'acc_1', soon)?.code).toBe('QUOTE_ALREADY_USED');
+    expect(quoteUnusableReason(fold(quoteDecider, []), 'qt_x', 'acc_1', soon)?.code).toBe('NOT_FOUND');
+  });
+});

@@ -1,0 +1,177 @@
+import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { fold } from '@gensvc/shared';
+import { taskDecider, type TaskCreatedEventData, type TaskEvent, type TaskState } from './task';
+import { taskCreationDecider, type CreationIntent } from './task-creation';
+
+const t0 = new Date('2026-01-01T00:00:00.000Z');
+const now = new Date('2026-01-01T00:00:05.000Z');
+const at = now.toISOString();
+const ref = { task_id: 'task_1', account_id: 'acc_1', at };
+
+const created: TaskCreatedEventData = {
+  task_id: 'task_1',
+  bill_id: 'bill_1',
+  account_id: 'acc_1',
+  connection_id: 'key_1',
+  quote_id: 'qt_1',
+  model: 'text-writer-lite',
+  resolved_model: 'text-writer-lite-2026-11-01',
+  capability: 'text.generate',
+  modality: 'text',
+  title: 'hello',
+  price_version: 'v1',
+  currency: 'CNY',
+  estimated_amount: '0.020000',
+  max_amount: '0.020000',
+  params: { prompt: 'hi' },
+  asset_ids: [],
+  voice_id: null,
+  created_at: t0.toISOString(),
+};
+const C: TaskEvent = { type: 'TaskCreated', data: created };
+const started: TaskEvent = { type: 'TaskStarted', data: ref };
+const succeeded: TaskEvent = { type: 'TaskSucceeded', data: { ...ref, output: { asset_ids: ['ast_1'] } } };
+const failed: TaskEvent = { type: 'TaskFailed', data: { ...ref, error: { code: 'SUPPLIER_ERROR', message: 'x' } } };
+const canceled: TaskEvent[] = [
+  { type: 'CancellationConfirmed', data: ref },
+  { type: 'TaskCanceled', data: ref },
+];
+const requested: TaskEvent = { type: 'CancellationRequested', data: ref };
+const spec = DeciderSpecification.for(taskDecider);
+const task = (events: TaskEvent[]) => {
+  const s = fold(taskDecider, events) as Extract<TaskState, { kind: 'task' }>;
+  expect(s.kind).toBe('task');
+  return s.task;
+};
+
+describe('task decider: creation', () => {
+  it('creates once; a repeat is a no-op', () => {
+    spec.given([]).when({ type: 'CreateTask', data: created }).then([C]);
+    spec.given([C]).when({ type: 'CreateTask', data: created }).then([]);
+  });
+
+  it('a rejected creation can never be created, and a created task never rejected', () => {
+    const rejected: TaskEvent = { type: 'TaskCreationRejected', data: { ...ref, code: 'INSUFFICIENT_FUNDS', message: 'short' } };
+    spec.given([]).when({ type: 'RejectCreation', taskId: 'task_1', accountId: 'acc_1', code: 'INSUFFICIENT_FUNDS', message: 'short', now }).then([rejected]);
+    spec.given([rejected]).when({ type: 'CreateTask', data: created }).thenThrows('CONFLICT');
+    spec.given([C]).when({ type: 'RejectCreation', taskId: 'task_1', accountId: 'acc_1', code: 'X', message: 'y', now }).thenThrows('CONFLICT');
+    spec.given([rejected]).when({ type: 'RollBackCreation', taskId: 'task_1', accountId: 'acc_1', now }).then([{ type: 'TaskCreationRolledBack', data: ref }]);
+    spec.given([rejected, { type: 'TaskCreationRolledBack', data: ref }]).when({ type: 'RollBackCreation', taskId: 'task_1', accountId: 'acc_1', now }).then([]);
+  });
+
+  it('starts queued with a reservation and no cancellation', () => {
+    const t = task([C]);
+    expect(t.status).toBe('queued');
+    expect(t.settlement_status).toBe('reserved');
+    expect(t.cancellation).toEqual({ status: 'none', requested_at: null, error_code: null });
+  });
+});
+
+describe('task decider: execution', () => {
+  it('queued → running → succeeded', () => {
+    spec.given([C]).when({ type: 'StartTask', now }).then([started]);
+    spec.given([C, started]).when({ type: 'StartTask', now }).then([]);
+    spec.given([C, started]).when({ type: 'SucceedTask', output: { asset_ids: ['ast_1'] }, now }).then([succeeded]);
+    expect(task([C, started, succeeded])).toMatchObject({ status: 'succeeded', output: { asset_ids: ['ast_1'] }, completed_at: at });
+  });
+
+  it('nothing leaves a terminal status', () => {
+    for (const end of [[succeeded], [failed], canceled]) {
+      const given = [C, started, ...end];
+      spec.given(given).when({ type: 'StartTask', now }).then([]);
+      spec.given(given).when({ type: 'SucceedTask', output: { asset_ids: [] }, now }).then([]);
+      spec.given(given).when({ type: 'FailTask', error: { code: 'E', message: 'm' }, now }).then([]);
+      spec.given(given).when({ type: 'ConfirmCancellation', now }).then([]);
+      spec.given(given).when({ type: 'RequestCancellation', now }).then([]);
+    }
+  });
+
+  it('refuses commands on a task that does not exist', () => {
+    spec.given([]).when({ type: 'StartTask', now }).thenThrows('NOT_FOUND');
+  });
+});
+
+describe('task decider: cancellation', () => {
+  it('requested → checking → confirmed cancels the task', () => {
+    spec.given([C, started]).when({ type: 'RequestCancellation', now }).then([requested]);
+    spec.given([C, started, requested]).when({ type: 'RequestCancellation', now }).then([]);
+    spec.given([C, started, requested]).when({ type: 'MarkCancellationChecking', now }).then([{ type: 'CancellationChecking', data: ref }]);
+    spec.given([C, started, requested, { type: 'CancellationChecking', data: ref }]).when({ type: 'ConfirmCancellation', now }).then(canceled);
+    const t = task([C, started, requested, { type: 'CancellationChecking', data: ref }, ...canceled]);
+    expect(t.status).toBe('canceled');
+    expect(t.cancellation).toEqual({ status: 'confirmed', requested_at: at, error_code: null });
+  });
+
+  it('refused or unconfirmed leaves the task running', () => {
+    spec
+      .given([C, started, requested])
+      .when({ type: 'MarkCancellationRefused', now })
+      .then([{ type: 'CancellationRefused', data: { ...ref, error_code: 'CANCEL_REFUSED' } }]);
+    const t = task([C, started, requested, { type: 'CancellationUnconfirmed', data: { ...ref, error_code: 'CANCEL_UNCONFIRMED' } }]);
+    expect(t.status).toBe('running');
+    expect(t.cancellation).toEqual({ status: 'unconfirmed', requested_at: at, error_code: 'CANCEL_UNCONFIRMED' });
+  });
+
+  it('completion overtaking a pending request makes the cancellation not_needed; a late confirmation changes nothing', () => {
+    const t = task([C, started, requested, succeeded]);
+    expect(t.status).toBe('succeeded');
+    expect(t.cancellation.status).toBe('not_needed');
+    spec.given([C, started, requested, succeeded]).when({ type: 'ConfirmCancellation', now }).then([]);
+  });
+
+  it('a confirmed cancellation wins over a late success', () => {
+    spec.given([C, started, requested, ...canceled]).when({ type: 'SucceedTask', output: { asset_ids: [] }, now }).then([]);
+  });
+});
+
+describe('task decider: settlement', () => {
+  const settled: TaskEvent = {
+    type: 'TaskSettled',
+    data: { ...ref, settlement_status: 'settled', charged_amount: '0.020000', released_amount: '0.000000' },
+  };
+  it('settles a finished task once', () => {
+    spec
+      .given([C, started, succeeded])
+      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .then([settled]);
+    spec
+      .given([C, started, succeeded, settled])
+      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .then([]);
+    expect(task([C, started, succeeded, settled])).toMatchObject({ settlement_status: 'settled', charged_amount: '0.020000', settled_at: at });
+  });
+
+  it('does not settle a running task, nor a failed task as charged', () => {
+    spec
+      .given([C, started])
+      .when({ type: 'SettleTask', settlementStatus: 'released', chargedAmount: '0.000000', releasedAmount: '0.020000', now })
+      .then([]);
+    spec
+      .given([C, started, failed])
+      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .thenThrows('CONFLICT');
+  });
+});
+
+describe('task creation intent', () => {
+  const intent: CreationIntent = {
+    creation_id: 'c1',
+    task_id: 'task_1',
+    account_id: 'acc_1',
+    connection_id: 'key_1',
+    idempotency_key: 'key-123456',
+    body_hash: 'h1',
+    quote_id: 'qt_1',
+    title: null,
+    requested_at: at,
+  };
+  const spec2 = DeciderSpecification.for(taskCreationDecider);
+  it('binds the key to the first body', () => {
+    spec2.given([]).when({ type: 'RequestCreation', intent }).then([{ type: 'TaskCreationRequested', data: intent }]);
+    spec2.given([{ type: 'TaskCreationRequested', data: intent }]).when({ type: 'RequestCreation', intent: { ...intent, task_id: 'task_2' } }).then([]);
+    spec2
+      .given([{ type: 'TaskCreationRequested', data: intent }])
+      .when({ type: 'RequestCreation', intent: { ...intent, body_hash: 'h2' } })
+      .thenThrows('IDEMPOTENCY_CONFLICT');
+  });
+});
