@@ -3,7 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AppConfig, Clock, StorageModule } from '@gensvc/shared';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
-import { HealthController } from './health.controller';
+import { OperationsModule } from '@gensvc/operations';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -15,8 +15,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule],
-      controllers: [HealthController],
+      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true })],
     };
   }
 }

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { AsProjection, documentProjection, type Projection, type RecordedEvent } from '@gensvc/shared';
+import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
+
+export const REPLAY_HISTORY = 'operations_replays';
+
+/** One document per completed replay, as listed by `GET /admin/replays`. */
+export interface ReplayHistoryDoc extends Record<string, unknown> {
+  replay_id: string;
+  all: boolean;
+  projections: string[];
+  events: number;
+  seconds: number;
+  completed_at: string;
+}
+
+const projection = documentProjection<ReplayHistoryDoc>({
+  name: 'operations.replay-history',
+  collection: REPLAY_HISTORY,
+  handles: [REPLAY_COMPLETED],
+  documentId: (e) => (e.data as ReplayCompleted['data']).replayId,
+  evolve: (_doc, e: RecordedEvent) => {
+    const d = e.data as ReplayCompleted['data'];
+    return {
+      replay_id: d.replayId,
+      all: d.all,
+      projections: [...d.projections],
+      events: d.events,
+      seconds: d.seconds,
+      completed_at: e.metadata.occurredAt,
+    };
+  },
+});
+
+@Injectable()
+@AsProjection()
+export class ReplayHistoryProjection implements Projection {
+  readonly name = projection.name;
+  readonly collections = projection.collections;
+  readonly handles = projection.handles;
+  setup = projection.setup!.bind(projection);
+  apply = projection.apply.bind(projection);
+}
