@@ -2,7 +2,9 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountsService } from './application/accounts.service';
 import { Authenticator } from './application/authenticator';
-import { AccountsProjection, ApiKeysProjection } from './application/identity.projections';
+import { AccessTokensProjection, AccountsProjection, ApiKeysProjection, OAuthGrantsProjection } from './application/identity.projections';
+import { OAuthService } from './application/oauth.service';
+import { OAuthController } from './api/oauth.controller';
 import { OAuthClientsService } from './application/oauth-clients.service';
 import { SignedUploadTokens } from './application/upload-tokens.service';
 import { AccessGuard } from './api/access.guard';
@@ -15,6 +17,7 @@ import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-
  */
 @Global()
 @Module({
+  controllers: [OAuthController],
   providers: [
     { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
     AccountsService,
@@ -24,6 +27,9 @@ import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-
     { provide: UploadTokens, useExisting: SignedUploadTokens },
     AccountsProjection,
     ApiKeysProjection,
+    OAuthGrantsProjection,
+    AccessTokensProjection,
+    OAuthService,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [AccountsService, OAuthClientsService, Authenticator, UploadTokens],

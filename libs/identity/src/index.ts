@@ -4,3 +4,5 @@ export { AccountsService, type CreatedAccount, type IssuedApiKey } from './appli
 export { Authenticator } from './application/authenticator';
 export { accessRuleOf } from './api/access.guard';
 export { OAuthClientsService, type OAuthClient } from './application/oauth-clients.service';
+export { OAuthService, type TokenResponse } from './application/oauth.service';
+export { routeTable, type RouteEntry } from './api/route-table';

@@ -82,6 +82,12 @@ export class AccountsService {
     return { position: result.position };
   }
 
+  /** Name and email of an active account, or null. */
+  async describe(accountId: string): Promise<{ name: string; email: string | null } | null> {
+    const { state } = await loadAggregate(this.events, accountStream(accountId), accountDecider);
+    return state.status === 'active' ? { name: state.name, email: state.email } : null;
+  }
+
   /** Account login for the consent page: the account id, or null (same answer and cost for every failure). */
   async verifyLogin(email: string, password: string): Promise<string | null> {
     const normalized = normalizeEmail(String(email ?? ''));

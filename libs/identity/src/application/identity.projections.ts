@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
 import type { AccountEvent } from '../domain/account';
 import type { ApiKeyEvent } from '../domain/api-key';
-import { ACCOUNTS, API_KEYS, type AccountDoc, type ApiKeyDoc } from './read-models';
+import type { OAuthGrantEvent } from '../domain/oauth-grant';
+import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from './read-models';
 
 /** Base for providers that wrap a `documentProjection`. */
 abstract class WrappedProjection implements Projection {
@@ -62,6 +63,62 @@ export class ApiKeysProjection extends WrappedProjection {
           return { account_id: e.data.accountId, secret_hash: e.data.secretHash, status: 'active', issued_at: e.data.issuedAt, revoked_at: null };
         case 'ApiKeyRevoked':
           return doc ? { ...doc, status: 'revoked', revoked_at: e.data.revokedAt } : null;
+      }
+    },
+  });
+}
+
+/** OAuth grants: pending (code issued), active (tokens issued) or revoked. */
+@AsProjection()
+@Injectable()
+export class OAuthGrantsProjection extends WrappedProjection {
+  protected readonly inner = documentProjection<Omit<OAuthGrantDoc, '_id'>>({
+    name: 'identity.oauth_grants',
+    collection: OAUTH_GRANTS,
+    handles: ['OAuthCodeIssued', 'OAuthTokensIssued', 'OAuthGrantRevoked'],
+    documentId: (e) => (e.data as { grantId: string }).grantId,
+    evolve(doc, event) {
+      const e = event as unknown as OAuthGrantEvent;
+      switch (e.type) {
+        case 'OAuthCodeIssued':
+          return { account_id: e.data.accountId, client_id: e.data.clientId, scopes: [...e.data.scopes], status: 'pending' };
+        case 'OAuthTokensIssued':
+          return doc ? { ...doc, status: doc.status === 'revoked' ? 'revoked' : 'active' } : null;
+        case 'OAuthGrantRevoked':
+          return doc ? { ...doc, status: 'revoked' } : null;
+        default:
+          return doc;
+      }
+    },
+  });
+}
+
+/** OAuth access tokens by token id: hash, scopes, expiry (the grant's status is checked too). */
+@AsProjection()
+@Injectable()
+export class AccessTokensProjection extends WrappedProjection {
+  protected readonly inner = documentProjection<Omit<AccessTokenDoc, '_id'>>({
+    name: 'identity.access_tokens',
+    collection: ACCESS_TOKENS,
+    handles: ['OAuthTokensIssued', 'OAuthAccessTokenRevoked'],
+    documentId: (e) => (e.data as { accessTokenId: string }).accessTokenId,
+    evolve(doc, event) {
+      const e = event as unknown as OAuthGrantEvent;
+      switch (e.type) {
+        case 'OAuthTokensIssued':
+          return {
+            grant_id: e.data.grantId,
+            account_id: e.data.accountId,
+            client_id: e.data.clientId,
+            scopes: [...e.data.scopes],
+            secret_hash: e.data.accessTokenHash,
+            expires_at: e.data.accessExpiresAt,
+            revoked: false,
+          };
+        case 'OAuthAccessTokenRevoked':
+          return doc ? { ...doc, revoked: true } : null;
+        default:
+          return doc;
       }
     },
   });

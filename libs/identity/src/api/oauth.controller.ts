@@ -1,0 +1,421 @@
+import { Controller, Get, Logger, Post, Req, Res } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import session from 'express-session';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import oauth2orize from 'oauth2orize';
+import { AppConfig, Clock, Public, ReadStore, SCOPES } from '@gensvc/shared';
+import { AccountsService } from '../application/accounts.service';
+import { OAuthClientsService, type OAuthClient } from '../application/oauth-clients.service';
+import { OAuthService } from '../application/oauth.service';
+import { OAuthGrantError } from '../domain/oauth-grant';
+import { ReadStoreSessionStore } from '../infrastructure/read-store-session.store';
+import { consentPage, errorPage, loginPage } from './oauth.views';
+
+declare module 'express-session' {
+  interface SessionData {
+    accountId?: string;
+    csrf?: string;
+    authorize?: Record<string, { client: string; redirectURI: string; req: AuthorizeRequest }>;
+  }
+}
+
+interface AuthorizeRequest {
+  type: string;
+  clientID: string;
+  redirectURI: string;
+  scope?: string[];
+  state?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+}
+
+type OAuthRequest = Request & { oauth2?: { client?: OAuthClient; redirectURI?: string; req?: AuthorizeRequest; transactionID?: string }; user?: unknown };
+
+/** An error of the token or revocation endpoint (RFC 6749 §5.2). */
+class TokenEndpointError extends Error {
+  constructor(
+    readonly error: string,
+    message: string,
+    readonly status = error === 'invalid_client' ? 401 : 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Runs connect-style middleware; resolves with its error, or when it calls next() or answers. */
+function run(mw: RequestHandler | RequestHandler[], req: Request, res: Response): Promise<unknown> {
+  const chain = Array.isArray(mw) ? mw : [mw];
+  return chain.reduce<Promise<unknown>>(
+    (prev, handler) =>
+      prev.then((err) => {
+        if (err || res.headersSent) return err;
+        return new Promise<unknown>((resolve) => {
+          const done = () => resolve(undefined);
+          res.once('finish', done);
+          res.once('close', done);
+          handler(req, res, ((e?: unknown) => {
+            res.off('finish', done);
+            res.off('close', done);
+            resolve(e ?? undefined);
+          }) as NextFunction);
+        });
+      }),
+    Promise.resolve(undefined),
+  );
+}
+
+/**
+ * OAuth 2.0 authorization server (oauth2orize): authorization code grant with PKCE,
+ * refresh token rotation, RFC 7009 revocation and RFC 8414 metadata. Mounted at the root:
+ * `{PUBLIC_BASE_URL}/authorize`, `/token`, `/revoke`.
+ */
+@Controller()
+@Public()
+export class OAuthController {
+  private readonly logger = new Logger('OAuth');
+  private readonly server = oauth2orize.createServer<OAuthClient, { accountId: string }>();
+  private readonly sessions: RequestHandler;
+  private readonly issuer: string;
+  private readonly authorization: RequestHandler;
+  private readonly decision: RequestHandler[];
+  private readonly tokenMiddleware: RequestHandler;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly clients: OAuthClientsService,
+    private readonly accounts: AccountsService,
+    private readonly oauth: OAuthService,
+    readStore: ReadStore,
+    clock: Clock,
+  ) {
+    this.issuer = config.publicBaseUrl;
+    const base = new URL(config.publicBaseUrl);
+    const secure = base.protocol === 'https:';
+    this.sessions = session({
+      name: 'gensvc_oauth',
+      secret: createHmac('sha256', config.signingSecret).update('gensvc oauth session cookie').digest('base64url'),
+      store: new ReadStoreSessionStore(readStore, clock),
+      resave: false,
+      saveUninitialized: false,
+      proxy: secure ? true : undefined,
+      cookie: { httpOnly: true, sameSite: 'lax', secure, path: `${base.pathname.replace(/\/+$/, '')}/authorize`, maxAge: 3600_000 },
+    }) as unknown as RequestHandler;
+
+    const server = this.server;
+    server.serializeClient((client, done) => done(null, client.clientId));
+    server.deserializeClient((id: string, done) => {
+      this.clients.find(id).then((c) => done(null, c ?? false), done);
+    });
+    // PKCE parameters (RFC 7636) ride along with every authorization request.
+    server.grant('*', ((req: Request) => ({
+      codeChallenge: typeof req.query.code_challenge === 'string' ? req.query.code_challenge : undefined,
+      codeChallengeMethod: typeof req.query.code_challenge_method === 'string' ? req.query.code_challenge_method : undefined,
+    })) as never);
+    server.grant(
+      oauth2orize.grant.code(
+        { modes: { query: (txn: { redirectURI: string }, res: Response, params: Record<string, string>) => this.redirect(res, txn.redirectURI, params) } } as never,
+        ((client: OAuthClient, redirectURI: string, user: { accountId: string }, _ares: unknown, areq: AuthorizeRequest, done: (err: unknown, code?: string) => void) => {
+          this.oauth
+            .issueCode({ client, accountId: user.accountId, scopes: areq.scope ?? [], redirectUri: redirectURI, codeChallenge: areq.codeChallenge ?? null })
+            .then((code) => done(null, code), done);
+        }) as never,
+      ),
+    );
+    server.exchange(
+      oauth2orize.exchange.authorizationCode(((client: OAuthClient, code: string, redirectURI: string, body: Record<string, unknown>, done: (...a: unknown[]) => void) => {
+        this.oauth
+          .exchangeCode({ client, code, redirectUri: redirectURI, codeVerifier: body.code_verifier })
+          .then((t) => done(null, t.access_token, t.refresh_token, { expires_in: t.expires_in, scope: t.scope }), done);
+      }) as never),
+    );
+    server.exchange(
+      oauth2orize.exchange.refreshToken(((client: OAuthClient, refreshToken: string, _scope: unknown, body: Record<string, unknown>, done: (...a: unknown[]) => void) => {
+        this.oauth
+          .refresh({ client, refreshToken, scope: body.scope })
+          .then((t) => done(null, t.access_token, t.refresh_token, { expires_in: t.expires_in, scope: t.scope }), done);
+      }) as never),
+    );
+
+    this.authorization = server.authorization(((areq: AuthorizeRequest, done: (err: unknown, client?: OAuthClient, redirectURI?: string) => void) => {
+      this.validateAuthorization(areq).then(
+        ({ client, redirectUri, error }) => (error ? done(error, client, redirectUri) : done(null, client, redirectUri)),
+        (err) => done(err),
+      );
+    }) as never) as unknown as RequestHandler;
+    this.decision = server.decision(((req: Request, done: (err: unknown, ares?: { allow: boolean }) => void) => {
+      done(null, { allow: (req.body as Record<string, unknown>).action === 'allow' });
+    }) as never) as unknown as RequestHandler[];
+    this.tokenMiddleware = server.token() as unknown as RequestHandler;
+  }
+
+  /** RFC 8414 metadata, so standard clients configure themselves. */
+  @Get('.well-known/oauth-authorization-server')
+  metadata() {
+    const base = this.issuer;
+    return {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      revocation_endpoint: `${base}/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: [...SCOPES],
+      authorization_response_iss_parameter_supported: true,
+    };
+  }
+
+  @Get('authorize')
+  async authorize(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
+    this.pageHeaders(res);
+    const sessionErr = await run(this.sessions, req, res);
+    if (sessionErr) return this.authorizeError(req, res, sessionErr);
+    const err = await run(this.authorization, req, res);
+    if (err) return this.authorizeError(req, res, err);
+    if (res.headersSent) return;
+    await this.renderStep(req, res, req.oauth2!.transactionID!);
+  }
+
+  @Post('authorize')
+  async decide(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
+    this.pageHeaders(res);
+    const sessionErr = await run(this.sessions, req, res);
+    if (sessionErr) return this.authorizeError(req, res, sessionErr);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const tid = typeof body.transaction_id === 'string' ? body.transaction_id : '';
+    if (!this.csrfValid(req, body.csrf_token)) {
+      res.status(403).type('html').send(errorPage('The form has expired or did not come from this page.'));
+      return;
+    }
+    const txn = tid ? req.session.authorize?.[tid] : undefined;
+    if (!txn) {
+      res.status(400).type('html').send(errorPage('This authorization request is unknown or has expired.'));
+      return;
+    }
+    const action = body.action;
+    if (action === 'login') {
+      const accountId = await this.accounts.verifyLogin(String(body.email ?? ''), String(body.password ?? ''));
+      if (!accountId) {
+        const client = await this.clients.find(txn.client);
+        res.status(401).type('html').send(
+          loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: 'Email or password is wrong.', email: String(body.email ?? '') }),
+        );
+        return;
+      }
+      // New session id at login (no fixation); pending authorization requests carry over.
+      const pending = req.session.authorize;
+      await new Promise<void>((resolve, reject) => req.session.regenerate((e) => (e ? reject(e) : resolve())));
+      req.session.authorize = pending;
+      req.session.accountId = accountId;
+      await this.renderStep(req, res, tid);
+      return;
+    }
+    if (action !== 'allow' && action !== 'deny') {
+      res.status(400).type('html').send(errorPage('Unknown action.'));
+      return;
+    }
+    const accountId = req.session.accountId;
+    if (!accountId || !(await this.accounts.describe(accountId))) {
+      await this.renderStep(req, res, tid);
+      return;
+    }
+    req.user = { accountId };
+    const err = await run(this.decision, req, res);
+    if (err) return this.authorizeError(req, res, err);
+  }
+
+  @Post('token')
+  async token(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    try {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (!body.grant_type) throw new TokenEndpointError('invalid_request', 'grant_type is required');
+      if (typeof body.grant_type !== 'string') throw new TokenEndpointError('invalid_request', 'grant_type must be a string');
+      req.user = await this.authenticateClient(req);
+      res.status(200);
+      const err = await run(this.tokenMiddleware, req, res);
+      if (err) this.tokenError(res, err);
+    } catch (err) {
+      this.tokenError(res, err);
+    }
+  }
+
+  /** RFC 7009: 200 for any token of the authenticated client, known or not. */
+  @Post('revoke')
+  async revoke(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    try {
+      const client = await this.authenticateClient(req);
+      const token = (req.body as Record<string, unknown> | undefined)?.token;
+      if (typeof token !== 'string' || !token) throw new TokenEndpointError('invalid_request', 'token is required');
+      await this.oauth.revoke({ client, token });
+      res.status(200).json({});
+    } catch (err) {
+      this.tokenError(res, err);
+    }
+  }
+
+  // ---- authorization endpoint helpers ----
+
+  private async validateAuthorization(areq: AuthorizeRequest): Promise<{ client?: OAuthClient; redirectUri?: string; error?: Error }> {
+    const client = await this.clients.find(areq.clientID);
+    if (!client) return { error: new oauth2orize.AuthorizationError('Unknown client_id.', 'unauthorized_client') };
+    // Exact match with a registered URI; otherwise an error page, never a redirect.
+    if (typeof areq.redirectURI !== 'string' || !client.redirectUris.includes(areq.redirectURI)) {
+      return { error: new oauth2orize.AuthorizationError('redirect_uri is missing or is not registered for this client.', 'invalid_request') };
+    }
+    const redirectUri = areq.redirectURI;
+    const fail = (message: string, code: string) => ({ client, redirectUri, error: new oauth2orize.AuthorizationError(message, code) });
+    if (areq.state !== undefined && (typeof areq.state !== 'string' || areq.state.length > 500)) return fail('state must be a string of at most 500 characters', 'invalid_request');
+    const scopes = [...new Set(areq.scope ?? [])];
+    if (!scopes.length) return fail('scope is required: read, create or both', 'invalid_scope');
+    if (scopes.some((s) => !(SCOPES as readonly string[]).includes(s))) return fail('scope may only contain read and create', 'invalid_scope');
+    areq.scope = SCOPES.filter((s) => scopes.includes(s));
+    if (areq.codeChallenge !== undefined || areq.codeChallengeMethod !== undefined) {
+      if (areq.codeChallengeMethod !== 'S256') return fail('code_challenge_method must be S256', 'invalid_request');
+      if (!areq.codeChallenge || !CHALLENGE.test(areq.codeChallenge)) return fail('code_challenge must be 43 base64url characters', 'invalid_request');
+    } else if (client.public) {
+      return fail('PKCE is required for public clients: send code_challenge with code_challenge_method=S256', 'invalid_request');
+    }
+    return { client, redirectUri };
+  }
+
+  /** The login form, or the consent form once the session has an account. */
+  private async renderStep(req: OAuthRequest, res: Response, tid: string): Promise<void> {
+    const txn = req.session.authorize?.[tid];
+    const client = txn ? await this.clients.find(txn.client) : null;
+    if (!txn || !client) {
+      res.status(400).type('html').send(errorPage('This authorization request is unknown or has expired.'));
+      return;
+    }
+    const account = req.session.accountId ? await this.accounts.describe(req.session.accountId) : null;
+    const csrf = this.csrf(req);
+    if (!account) {
+      req.session.accountId = undefined;
+      res.status(200).type('html').send(loginPage({ clientName: client.name, transactionId: tid, csrf }));
+      return;
+    }
+    res.status(200).type('html').send(consentPage({ clientName: client.name, accountName: account.email ?? account.name, scopes: txn.req.scope ?? [], transactionId: tid, csrf }));
+  }
+
+  private authorizeError(req: OAuthRequest, res: Response, err: unknown): void {
+    if (res.headersSent) return;
+    const e = err as { code?: string; message?: string; status?: number };
+    const known = err instanceof oauth2orize.AuthorizationError;
+    const client = req.oauth2?.client;
+    const redirectURI = req.oauth2?.redirectURI;
+    // A redirect only to a URI registered for a known client.
+    if (known && client && redirectURI && client.redirectUris.includes(redirectURI)) {
+      const params: Record<string, string> = { error: e.code ?? 'invalid_request', error_description: e.message ?? 'invalid request' };
+      const state = req.oauth2?.req?.state;
+      if (state) params.state = state;
+      this.redirect(res, redirectURI, params);
+      return;
+    }
+    if (!known && !(err instanceof oauth2orize.OAuth2Error)) this.logger.error({ err }, 'authorization request failed');
+    const status = known || err instanceof oauth2orize.OAuth2Error ? (e.status && e.status < 500 ? e.status : 400) : 500;
+    res.status(status).type('html').send(errorPage(status === 500 ? 'Something went wrong on our side.' : (e.message ?? 'Invalid authorization request.')));
+  }
+
+  private redirect(res: Response, redirectURI: string, params: Record<string, string>): void {
+    const url = new URL(redirectURI);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    url.searchParams.set('iss', this.issuer);
+    res.redirect(302, url.toString());
+  }
+
+  private pageHeaders(res: Response): void {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+  }
+
+  private csrf(req: OAuthRequest): string {
+    req.session.csrf ??= randomBytes(32).toString('base64url');
+    return req.session.csrf;
+  }
+
+  private csrfValid(req: OAuthRequest, given: unknown): boolean {
+    const expected = req.session?.csrf;
+    if (!expected || typeof given !== 'string') return false;
+    const a = Buffer.from(expected);
+    const b = Buffer.from(given);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  // ---- token endpoint helpers ----
+
+  /** client_secret_basic, client_secret_post, or none (public clients, with client_id in the body). */
+  private async authenticateClient(req: Request): Promise<OAuthClient> {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const header = req.headers.authorization;
+    let clientId: unknown = body.client_id;
+    let secret: string | undefined;
+    let basic = false;
+    if (typeof header === 'string' && /^basic /i.test(header)) {
+      basic = true;
+      const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+      const i = decoded.indexOf(':');
+      if (i < 0) throw this.invalidClient(true);
+      const formDecode = (s: string) => {
+        try {
+          return decodeURIComponent(s.replace(/\+/g, ' '));
+        } catch {
+          return s;
+        }
+      };
+      const id = formDecode(decoded.slice(0, i));
+      if (body.client_secret !== undefined) throw new TokenEndpointError('invalid_request', 'use one client authentication method, not two');
+      if (clientId !== undefined && clientId !== id) throw new TokenEndpointError('invalid_request', 'client_id does not match the Authorization header');
+      clientId = id;
+      secret = formDecode(decoded.slice(i + 1));
+    } else if (header !== undefined) {
+      throw this.invalidClient(false);
+    } else if (body.client_secret !== undefined) {
+      if (typeof body.client_secret !== 'string') throw new TokenEndpointError('invalid_request', 'client_secret must be a string');
+      secret = body.client_secret;
+    }
+    if (typeof clientId !== 'string' || !clientId) throw this.invalidClient(basic);
+    const client = await this.clients.find(clientId);
+    if (!client || !this.clients.authenticates(client, secret)) throw this.invalidClient(basic);
+    return client;
+  }
+
+  private invalidClient(basic: boolean): TokenEndpointError {
+    return new TokenEndpointError('invalid_client', 'client authentication failed', 401, basic ? { 'WWW-Authenticate': 'Basic realm="gensvc"' } : {});
+  }
+
+  private tokenError(res: Response, err: unknown): void {
+    if (res.headersSent) return;
+    let error = 'server_error';
+    let message = 'internal error';
+    let status = 500;
+    let headers: Record<string, string> = {};
+    if (err instanceof TokenEndpointError) {
+      ({ error, message, status, headers } = err);
+    } else if (err instanceof OAuthGrantError) {
+      error = err.error;
+      message = err.message;
+      status = 400;
+    } else if (err instanceof oauth2orize.OAuth2Error) {
+      const e = err as unknown as { code: string; message: string };
+      error = e.code === 'server_error' ? 'server_error' : e.code;
+      message = e.message;
+      status = error === 'invalid_client' ? 401 : error === 'server_error' ? 500 : 400;
+    } else {
+      this.logger.error({ err }, 'token request failed');
+    }
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(status).json({ error, error_description: message });
+  }
+}
