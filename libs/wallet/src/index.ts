@@ -1,1 +1,2 @@
 export * from './contracts/wallet-commands';
+export { WalletModule } from './wallet.module';

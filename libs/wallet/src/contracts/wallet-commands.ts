@@ -1,3 +1,5 @@
+import type { Micros } from '@gensvc/shared';
+
 /** The wallet as the API shows it: exactly these four fields. */
 export interface WalletView {
   readonly currency: 'CNY';
@@ -6,9 +8,28 @@ export interface WalletView {
   readonly available: string;
 }
 
+/** What a settlement did to one reservation. */
+export interface ReservationOutcome {
+  readonly charged: Micros;
+  readonly released: Micros;
+  /** Global position of the event written, when one was (for read-your-writes). */
+  readonly position?: bigint;
+}
+
 /** What other contexts (and the admin CLI) may ask of the wallet context. */
 export abstract class WalletCommands {
   /** Adds funds (admin credit). `amount` is a positive CNY decimal string. */
   abstract credit(accountId: string, amount: string, reason?: string): Promise<WalletView>;
+  /** The wallet folded from its events (current even without subscriptions running). */
   abstract view(accountId: string): Promise<WalletView>;
+  /**
+   * Moves `amount` from available to reserved under `reservationId` (the task id).
+   * Idempotent per id. INSUFFICIENT_FUNDS (nothing reserved) when available is short;
+   * CONFLICT when the id was already closed.
+   */
+  abstract reserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<{ position?: bigint }>;
+  /** Charges `amount` (≤ reserved) and releases the rest. Idempotent: a closed reservation answers its outcome. */
+  abstract capture(request: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome>;
+  /** Releases the whole reservation; an id never reserved is voided (never reservable after). Idempotent. */
+  abstract release(request: { accountId: string; reservationId: string }): Promise<ReservationOutcome>;
 }

@@ -1,9 +1,10 @@
 import { AppError, Money, type Decider, type Micros } from '@gensvc/shared';
+import { Reservations } from './reservations';
 
 /**
  * The wallet of one account (stream `wallet-<account_id>`): the consistency boundary of its
  * money. `balance = available + reserved`; nothing is ever negative; a reservation is made
- * once and closed once (captured, released or voided).
+ * once and closed once, by exactly one FundsCaptured, FundsReleased or FundsReservationVoided.
  *
  * Amounts in events are CNY strings with six decimals (`^\d+\.\d{6}$`).
  */
@@ -12,13 +13,19 @@ export const WALLET_STREAM = 'wallet';
 export type WalletEvent =
   | { type: 'FundsCredited'; data: { account_id: string; amount: string; reason: string | null; at: string } }
   | { type: 'FundsReserved'; data: { account_id: string; reservation_id: string; task_id: string; amount: string; at: string } }
-  /** Charged for good: leaves `reserved` and the balance. */
-  | { type: 'FundsCaptured'; data: { account_id: string; reservation_id: string; task_id: string; amount: string; at: string } }
-  /** Returned from `reserved` to `available`. */
+  /**
+   * Settles a reservation with a charge: `amount` leaves `reserved` and the balance for good,
+   * `released_amount` (the rest of the reservation) returns to `available`. Closes it.
+   */
+  | {
+      type: 'FundsCaptured';
+      data: { account_id: string; reservation_id: string; task_id: string; amount: string; released_amount: string; at: string };
+    }
+  /** Returns the whole reservation from `reserved` to `available`. Closes it. */
   | { type: 'FundsReleased'; data: { account_id: string; reservation_id: string; task_id: string; amount: string; at: string } }
   /**
-   * A reservation id closed before it was ever made (a task creation that was rolled back):
-   * it can never be reserved afterwards. Moves no money.
+   * Closes a reservation id that was never reserved (a task creation that was rolled back),
+   * so it can never be reserved afterwards. Moves no money.
    */
   | { type: 'FundsReservationVoided'; data: { account_id: string; reservation_id: string; at: string } };
 
@@ -39,11 +46,6 @@ export type WalletCommand =
   /** Releases the whole reservation; voids an id never reserved. */
   | { type: 'Release'; accountId: string; reservationId: string; now: Date };
 
-export interface OpenReservation {
-  readonly taskId: string;
-  readonly amount: Micros;
-}
-
 export interface WalletState {
   readonly available: Micros;
   readonly reserved: Micros;
@@ -51,9 +53,8 @@ export interface WalletState {
   readonly spent: Micros;
   /** Sum of all credits. Conservation: credited = available + reserved + spent. */
   readonly credited: Micros;
-  readonly open: ReadonlyMap<string, OpenReservation>;
-  /** Reservation ids that are captured, released or voided: never reserved again. */
-  readonly closed: ReadonlySet<string>;
+  /** Every reservation id seen: open, or closed (captured, released, voided) for good. */
+  readonly reservations: Reservations;
 }
 
 export const walletBalance = (s: Pick<WalletState, 'available' | 'reserved'>): Micros => s.available + s.reserved;
@@ -63,17 +64,8 @@ const initialState = (): WalletState => ({
   reserved: 0n,
   spent: 0n,
   credited: 0n,
-  open: new Map(),
-  closed: new Set(),
+  reservations: Reservations.empty(),
 });
-
-function withoutOpen(state: WalletState, id: string): Pick<WalletState, 'open' | 'closed'> {
-  const open = new Map(state.open);
-  open.delete(id);
-  const closed = new Set(state.closed);
-  closed.add(id);
-  return { open, closed };
-}
 
 function evolve(state: WalletState, event: WalletEvent): WalletState {
   switch (event.type) {
@@ -83,40 +75,40 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
     }
     case 'FundsReserved': {
       const amount = Money.parse(event.data.amount);
-      const open = new Map(state.open);
-      open.set(event.data.reservation_id, { taskId: event.data.task_id, amount });
-      return { ...state, available: state.available - amount, reserved: state.reserved + amount, open };
-    }
-    case 'FundsCaptured': {
-      // A capture below the reserved amount is appended together with the release of the
-      // rest, which closes the reservation.
-      const amount = Money.parse(event.data.amount);
-      const r = state.open.get(event.data.reservation_id);
-      if (!r) return state;
-      const rest = r.amount - amount;
-      const moved = { reserved: state.reserved - amount, spent: state.spent + amount };
-      if (rest > 0n) {
-        const open = new Map(state.open);
-        open.set(event.data.reservation_id, { taskId: r.taskId, amount: rest });
-        return { ...state, ...moved, open };
-      }
-      return { ...state, ...moved, ...withoutOpen(state, event.data.reservation_id) };
-    }
-    case 'FundsReleased': {
-      const amount = Money.parse(event.data.amount);
-      if (!state.open.has(event.data.reservation_id)) return state;
+      if (state.reservations.get(event.data.reservation_id)) return state;
       return {
         ...state,
-        ...withoutOpen(state, event.data.reservation_id),
-        available: state.available + amount,
-        reserved: state.reserved - amount,
+        available: state.available - amount,
+        reserved: state.reserved + amount,
+        reservations: state.reservations.openReservation(event.data.reservation_id, event.data.task_id, amount),
       };
     }
-    case 'FundsReservationVoided': {
-      const closed = new Set(state.closed);
-      closed.add(event.data.reservation_id);
-      return { ...state, closed };
+    case 'FundsCaptured': {
+      const r = state.reservations.get(event.data.reservation_id);
+      if (r?.status !== 'open') return state;
+      const charged = Money.parse(event.data.amount);
+      const released = r.amount - charged;
+      return {
+        ...state,
+        available: state.available + released,
+        reserved: state.reserved - r.amount,
+        spent: state.spent + charged,
+        reservations: state.reservations.close(event.data.reservation_id, charged, released),
+      };
     }
+    case 'FundsReleased': {
+      const r = state.reservations.get(event.data.reservation_id);
+      if (r?.status !== 'open') return state;
+      return {
+        ...state,
+        available: state.available + r.amount,
+        reserved: state.reserved - r.amount,
+        reservations: state.reservations.close(event.data.reservation_id, 0n, r.amount),
+      };
+    }
+    case 'FundsReservationVoided':
+      if (state.reservations.get(event.data.reservation_id)) return state;
+      return { ...state, reservations: state.reservations.void(event.data.reservation_id) };
     default: {
       const never: never = event;
       return never;
@@ -134,12 +126,12 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
     }
     case 'Reserve': {
       if (command.amount <= 0n) throw new AppError('VALIDATION_ERROR', 'amount: must be greater than 0');
-      const existing = state.open.get(command.reservationId);
-      if (existing) {
+      const existing = state.reservations.get(command.reservationId);
+      if (existing?.status === 'open') {
         if (existing.amount === command.amount) return [];
         throw new AppError('CONFLICT', `reservation ${command.reservationId} exists with another amount`);
       }
-      if (state.closed.has(command.reservationId)) throw new AppError('CONFLICT', `reservation ${command.reservationId} is already closed`);
+      if (existing) throw new AppError('CONFLICT', `reservation ${command.reservationId} is already closed`);
       if (state.available < command.amount) {
         throw new AppError(
           'INSUFFICIENT_FUNDS',
@@ -154,21 +146,29 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       ];
     }
     case 'Capture': {
-      if (state.closed.has(command.reservationId)) return [];
-      const r = state.open.get(command.reservationId);
+      const r = state.reservations.get(command.reservationId);
       if (!r) throw new AppError('NOT_FOUND', `reservation ${command.reservationId} not found`);
+      if (r.status === 'closed') return [];
       if (command.amount < 0n || command.amount > r.amount) {
         throw new AppError('VALIDATION_ERROR', `capture of ${Money.format(command.amount)} exceeds the reserved ${Money.format(r.amount)}`);
       }
-      const base = { account_id, reservation_id: command.reservationId, task_id: r.taskId, at };
-      const events: WalletEvent[] = [{ type: 'FundsCaptured', data: { ...base, amount: Money.format(command.amount) } }];
-      const rest = r.amount - command.amount;
-      if (rest > 0n) events.push({ type: 'FundsReleased', data: { ...base, amount: Money.format(rest) } });
-      return events;
+      return [
+        {
+          type: 'FundsCaptured',
+          data: {
+            account_id,
+            reservation_id: command.reservationId,
+            task_id: r.taskId,
+            amount: Money.format(command.amount),
+            released_amount: Money.format(r.amount - command.amount),
+            at,
+          },
+        },
+      ];
     }
     case 'Release': {
-      if (state.closed.has(command.reservationId)) return [];
-      const r = state.open.get(command.reservationId);
+      const r = state.reservations.get(command.reservationId);
+      if (r?.status === 'closed') return [];
       if (!r) return [{ type: 'FundsReservationVoided', data: { account_id, reservation_id: command.reservationId, at } }];
       return [{ type: 'FundsReleased', data: { account_id, reservation_id: command.reservationId, task_id: r.taskId, amount: Money.format(r.amount), at } }];
     }

@@ -52,13 +52,15 @@ describe('wallet decider', () => {
       .thenThrows('CONFLICT');
   });
 
-  it('captures the charge and releases the rest in one step', () => {
+  it('captures the charge and releases the rest in one event', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.800000')])
       .when({ type: 'Capture', accountId: account_id, reservationId: 'task_a', amount: Money.parse('0.5'), now })
       .then([
-        { type: 'FundsCaptured', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.500000', at } },
-        { type: 'FundsReleased', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.300000', at } },
+        {
+          type: 'FundsCaptured',
+          data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.500000', released_amount: '0.300000', at },
+        },
       ]);
   });
 
@@ -66,10 +68,14 @@ describe('wallet decider', () => {
     const given = [
       credited('1.000000'),
       reserved('task_a', '0.800000'),
-      { type: 'FundsCaptured', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.800000', at } } as WalletEvent,
+      {
+        type: 'FundsCaptured',
+        data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.800000', released_amount: '0.000000', at },
+      } as WalletEvent,
     ];
     spec.given(given).when({ type: 'Capture', accountId: account_id, reservationId: 'task_a', amount: Money.parse('0.8'), now }).then([]);
     spec.given(given).when({ type: 'Release', accountId: account_id, reservationId: 'task_a', now }).then([]);
+    spec.given(given).when({ type: 'Reserve', accountId: account_id, reservationId: 'task_a', taskId: 'task_a', amount: 1n, now }).thenThrows('CONFLICT');
   });
 
   it('never captures more than reserved', () => {
@@ -98,13 +104,28 @@ describe('wallet decider', () => {
     const state = fold(walletDecider, [
       credited('2.000000'),
       reserved('task_a', '0.800000'),
-      { type: 'FundsCaptured', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.500000', at } },
-      { type: 'FundsReleased', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.300000', at } },
+      {
+        type: 'FundsCaptured',
+        data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.500000', released_amount: '0.300000', at },
+      },
     ]);
     expect(Money.format(state.available)).toBe('1.500000');
     expect(state.reserved).toBe(0n);
+    expect(state.spent).toBe(Money.parse('0.5'));
     expect(Money.format(walletBalance(state))).toBe('1.500000');
-    expect(state.open.size).toBe(0);
-    expect(state.closed.has('task_a')).toBe(true);
+    expect(state.reservations.get('task_a')).toMatchObject({ status: 'closed', charged: Money.parse('0.5'), released: Money.parse('0.3') });
+  });
+
+  it('leaves earlier states unchanged when later events are folded (value semantics)', () => {
+    const s1 = fold(walletDecider, [credited('2.000000'), reserved('task_a', '0.800000')]);
+    const s2 = walletDecider.evolve(s1, { type: 'FundsReleased', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.800000', at } });
+    const s3 = walletDecider.evolve(s1, reserved('task_b', '0.100000'));
+    expect(s1.reservations.get('task_a')?.status).toBe('open');
+    expect(s1.reservations.get('task_b')).toBeUndefined();
+    expect(s2.reservations.get('task_a')?.status).toBe('closed');
+    expect(s2.reservations.get('task_b')).toBeUndefined();
+    expect(s3.reservations.get('task_a')?.status).toBe('open');
+    expect(s3.reservations.get('task_b')?.status).toBe('open');
+    expect(s3.reserved).toBe(Money.parse('0.9'));
   });
 });
