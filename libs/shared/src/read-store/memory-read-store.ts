@@ -3,28 +3,38 @@ import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, t
 
 const clone = <T>(v: T): T => structuredClone(v);
 
+/** The documents and unique indexes of one collection. */
+interface CollectionData {
+  readonly docs: Map<string, Doc>;
+  readonly uniqueIndexes: IndexSpec[];
+}
+
 /**
  * Embedded read store: Mongo semantics (through mingo) over in-memory collections. It is not
  * persisted: read models are projections, rebuilt from the event store when the process
- * starts (see docs/architecture.md). Documents handed out are copies.
+ * starts (see docs/architecture.md). Documents handed out are copies. Collection handles
+ * resolve their name on every call, as with MongoDB, so they stay valid across
+ * `renameCollection`; a collection exists once something was written to it.
  */
 export class MemoryReadStore extends ReadStore {
-  private readonly collections = new Map<string, MemoryCollection>();
+  private readonly collections = new Map<string, CollectionData>();
 
   override collection<T extends Doc = Doc>(name: string): Collection<T> {
-    let c = this.collections.get(name);
-    if (!c) {
-      c = new MemoryCollection(name);
-      this.collections.set(name, c);
-    }
-    return c as unknown as Collection<T>;
+    return new MemoryCollection(name, (create) => {
+      let c = this.collections.get(name);
+      if (!c && create) {
+        c = { docs: new Map(), uniqueIndexes: [] };
+        this.collections.set(name, c);
+      }
+      return c;
+    }, () => this.collections.delete(name)) as unknown as Collection<T>;
   }
 
   override async renameCollection(from: string, to: string): Promise<void> {
-    const c = this.collections.get(from) ?? new MemoryCollection(from);
+    const c = this.collections.get(from);
     this.collections.delete(from);
-    c.rename(to);
-    this.collections.set(to, c);
+    this.collections.delete(to);
+    if (c) this.collections.set(to, c);
   }
 
   override async listCollections(): Promise<string[]> {
@@ -35,27 +45,32 @@ export class MemoryReadStore extends ReadStore {
   override async close(): Promise<void> {}
 }
 
+const EMPTY: CollectionData = { docs: new Map(), uniqueIndexes: [] };
+
 class MemoryCollection implements Collection<Doc> {
-  private readonly docs = new Map<string, Doc>();
-  private readonly uniqueIndexes: IndexSpec[] = [];
+  constructor(
+    readonly name: string,
+    private readonly resolve: (create: boolean) => CollectionData | undefined,
+    private readonly remove: () => void,
+  ) {}
 
-  constructor(private _name: string) {}
-
-  get name(): string {
-    return this._name;
+  /** The collection's data for reading (empty when it does not exist). */
+  private get reading(): CollectionData {
+    return this.resolve(false) ?? EMPTY;
   }
 
-  rename(name: string): void {
-    this._name = name;
+  /** The collection's data for writing (created when missing). */
+  private get writing(): CollectionData {
+    return this.resolve(true)!;
   }
 
   async findOne(filter: Filter): Promise<Doc | null> {
-    const d = this.first(filter);
+    const d = this.first(this.reading, filter);
     return d ? clone(d) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
-    let cursor = find([...this.candidates(filter)], filter);
+    let cursor = find([...candidates(this.reading, filter)], filter);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
@@ -65,23 +80,25 @@ class MemoryCollection implements Collection<Doc> {
   async count(filter: Filter): Promise<number> {
     const q = new Query(filter);
     let n = 0;
-    for (const d of this.candidates(filter)) if (q.test(d)) n++;
+    for (const d of candidates(this.reading, filter)) if (q.test(d)) n++;
     return n;
   }
 
   async insertOne(doc: Doc): Promise<void> {
-    if (this.docs.has(doc._id)) throw new DuplicateKeyError(this._name, doc._id);
+    const data = this.writing;
+    if (data.docs.has(doc._id)) throw new DuplicateKeyError(this.name, doc._id);
     const copy = clone(doc);
-    this.checkUnique(copy);
-    this.docs.set(copy._id, copy);
+    this.checkUnique(data, copy);
+    data.docs.set(copy._id, copy);
   }
 
   async replaceOne(filter: Filter, doc: Doc, options: { upsert?: boolean } = {}) {
-    const existing = this.first(filter);
+    const data = this.reading;
+    const existing = this.first(data, filter);
     if (existing) {
       const copy = clone({ ...doc, _id: existing._id });
-      this.checkUnique(copy, existing._id);
-      this.docs.set(existing._id, copy);
+      this.checkUnique(data, copy, existing._id);
+      data.docs.set(existing._id, copy);
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
@@ -90,17 +107,18 @@ class MemoryCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
-    const existing = this.first(filter);
+    const data = this.reading;
+    const existing = this.first(data, filter);
     if (existing) {
       const next = clone(existing);
       applyUpdate(next, stripOnInsert(update) as never);
-      this.checkUnique(next, existing._id);
-      this.docs.set(existing._id, next);
+      this.checkUnique(data, next, existing._id);
+      data.docs.set(existing._id, next);
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
     const seed = equalities(filter);
-    if (typeof seed._id !== 'string') throw new Error(`upsert into ${this._name} needs an _id equality in its filter`);
+    if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
     const doc = seed as Doc;
     applyUpdate(doc, withOnInsert(update) as never);
     await this.insertOne(doc);
@@ -108,32 +126,35 @@ class MemoryCollection implements Collection<Doc> {
   }
 
   async updateMany(filter: Filter, update: Update) {
+    const data = this.reading;
     const q = new Query(filter);
     let matched = 0;
-    for (const d of [...this.candidates(filter)]) {
+    for (const d of [...candidates(data, filter)]) {
       if (!q.test(d)) continue;
       const next = clone(d);
       applyUpdate(next, stripOnInsert(update) as never);
-      this.checkUnique(next, d._id);
-      this.docs.set(d._id, next);
+      this.checkUnique(data, next, d._id);
+      data.docs.set(d._id, next);
       matched++;
     }
     return { matched };
   }
 
   async deleteOne(filter: Filter) {
-    const d = this.first(filter);
+    const data = this.reading;
+    const d = this.first(data, filter);
     if (!d) return { deleted: 0 };
-    this.docs.delete(d._id);
+    data.docs.delete(d._id);
     return { deleted: 1 };
   }
 
   async deleteMany(filter: Filter) {
+    const data = this.reading;
     const q = new Query(filter);
     let deleted = 0;
-    for (const d of [...this.candidates(filter)]) {
+    for (const d of [...candidates(data, filter)]) {
       if (q.test(d)) {
-        this.docs.delete(d._id);
+        data.docs.delete(d._id);
         deleted++;
       }
     }
@@ -142,44 +163,44 @@ class MemoryCollection implements Collection<Doc> {
 
   async createIndex(spec: IndexSpec): Promise<void> {
     // Ordering indexes are a no-op in memory; unique indexes are enforced.
-    if (spec.unique && !this.uniqueIndexes.some((i) => JSON.stringify(i.keys) === JSON.stringify(spec.keys))) {
-      this.uniqueIndexes.push(spec);
-    }
+    const data = this.writing;
+    if (!spec.unique || data.uniqueIndexes.some((i) => JSON.stringify(i.keys) === JSON.stringify(spec.keys))) return;
+    for (const d of data.docs.values()) this.checkUnique({ docs: data.docs, uniqueIndexes: [spec] }, d, d._id);
+    data.uniqueIndexes.push(spec);
   }
 
   async drop(): Promise<void> {
-    this.docs.clear();
-    this.uniqueIndexes.length = 0;
+    this.remove();
   }
 
-  /** Documents that may match: a direct lookup when the filter pins `_id`. */
-  private candidates(filter: Filter): Iterable<Doc> {
-    const id = filter._id;
-    if (typeof id === 'string') {
-      const d = this.docs.get(id);
-      return d ? [d] : [];
-    }
-    return this.docs.values();
-  }
-
-  private first(filter: Filter): Doc | undefined {
+  private first(data: CollectionData, filter: Filter): Doc | undefined {
     const q = new Query(filter);
-    for (const d of this.candidates(filter)) if (q.test(d)) return d;
+    for (const d of candidates(data, filter)) if (q.test(d)) return d;
     return undefined;
   }
 
-  private checkUnique(doc: Doc, selfId?: string): void {
-    for (const idx of this.uniqueIndexes) {
+  private checkUnique(data: CollectionData, doc: Doc, selfId?: string): void {
+    for (const idx of data.uniqueIndexes) {
       const fields = Object.keys(idx.keys);
-      const key = fields.map((f) => JSON.stringify(getPath(doc, f))).join('|');
-      for (const other of this.docs.values()) {
+      const key = fields.map((f) => JSON.stringify(getPath(doc, f)) ?? 'null').join('|');
+      for (const other of data.docs.values()) {
         if (other._id === selfId || other._id === doc._id) continue;
-        if (fields.map((f) => JSON.stringify(getPath(other, f))).join('|') === key) {
-          throw new DuplicateKeyError(this._name, `${fields.join(',')}=${key}`);
+        if (fields.map((f) => JSON.stringify(getPath(other, f)) ?? 'null').join('|') === key) {
+          throw new DuplicateKeyError(this.name, `${fields.join(',')}=${key}`);
         }
       }
     }
   }
+}
+
+/** Documents that may match: a direct lookup when the filter pins `_id`. */
+function candidates(data: CollectionData, filter: Filter): Iterable<Doc> {
+  const id = filter._id;
+  if (typeof id === 'string') {
+    const d = data.docs.get(id);
+    return d ? [d] : [];
+  }
+  return data.docs.values();
 }
 
 function getPath(doc: Record<string, unknown>, path: string): unknown {

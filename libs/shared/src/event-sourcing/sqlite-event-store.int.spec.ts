@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from './sqlite-event-store';
+
+/**
+ * The server and the admin CLI share one SQLite file: separate OS processes append to the
+ * same stream with optimistic concurrency, and no revision is lost or doubled.
+ */
+describe('SqliteEventStore across processes', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gensvc-es-mp-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A child process: compiles the store's TypeScript on the fly and appends `count` events with retry. */
+  function writer(file: string, name: string, count: number): Promise<{ conflicts: number }> {
+    const script = join(dir, 'writer.js');
+    writeFileSync(
+      script,
+      `
+const ts = require(${JSON.stringify(require.resolve('typescript'))});
+const fs = require('node:fs');
+require.extensions['.ts'] = (m, filename) => {
+  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
+  m._compile(out.outputText, filename);
+};
+const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, 'sqlite-event-store.ts'))});
+const { ConcurrencyError } = require(${JSON.stringify(join(__dirname, '..', 'errors.ts'))});
+(async () => {
+  const [file, name, count] = process.argv.slice(2);
+  const store = new SqliteEventStore(file);
+  let conflicts = 0;
+  for (let i = 0; i < Number(count); i++) {
+    for (;;) {
+      const events = await store.readStream('counter-1');
+      const expectedRevision = events.length ? events[events.length - 1].revision : 'no_stream';
+      try {
+        await store.appendToStream('counter-1', [{ type: 'Incremented', data: { by: name, i } }], { expectedRevision });
+        break;
+      } catch (err) {
+        if (!(err instanceof ConcurrencyError)) throw err;
+        conflicts++;
+      }
+    }
+  }
+  await store.close();
+  process.stdout.write(JSON.stringify({ conflicts }));
+})().catch((err) => { console.error(err); process.exit(1); });
+`,
+    );
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [script, file, name, String(count)], { cwd: join(__dirname, '..', '..', '..', '..') });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (err += d));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`writer ${name} exited ${code}: ${err}`))));
+    });
+  }
+
+  it('two processes appending to one stream keep every revision exactly once', async () => {
+    const file = join(dir, 'events.db');
+    await Promise.all([writer(file, 'a', 60), writer(file, 'b', 60)]);
+    const store = new SqliteEventStore(file);
+    try {
+      const events = await store.readStream('counter-1');
+      expect(events).toHaveLength(120);
+      expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 120 }, (_, i) => BigInt(i)));
+      expect(events.filter((e) => (e.data as { by: string }).by === 'a')).toHaveLength(60);
+      const all = await store.readAll({ maxCount: 1000 });
+      expect(all.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a store sees events another process appended without being told', async () => {
+    const file = join(dir, 'seen.db');
+    const reader = new SqliteEventStore(file);
+    try {
+      expect(await reader.headPosition()).toBe(-1n);
+      await writer(file, 'w', 3);
+      expect(await reader.headPosition()).toBe(3n);
+      expect((await reader.readAll()).map((e) => e.revision)).toEqual([0n, 1n, 2n]);
+    } finally {
+      await reader.close();
+    }
+  }, 60_000);
+});
