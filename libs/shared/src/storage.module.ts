@@ -1,47 +1,86 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store/blob-store.port';
 import { FsBlobStore } from './blob-store/fs-blob-store';
+import { MinioBlobStore } from './blob-store/minio-blob-store';
 import { Clock, SystemClock } from './clock';
 import { AppConfig } from './config';
 import { SubscriptionEngine } from './event-sourcing/engine';
 import { CheckpointStore, EventStore } from './event-sourcing/event-store.port';
+import { EsdbEventStore } from './event-sourcing/esdb-event-store';
 import { SqliteCheckpointStore, SqliteEventStore } from './event-sourcing/sqlite-event-store';
 import { MemoryReadStore } from './read-store/memory-read-store';
+import { MongoCheckpointStore, MongoReadStore } from './read-store/mongo-read-store';
 import { ReadStore } from './read-store/read-store.port';
 
 export type Stores = Awaited<ReturnType<typeof createStores>>;
 
-/** Builds the event store, checkpoint store, read store and blob store the config asks for. */
+/**
+ * Builds the event store, checkpoint store, read store and blob store the config asks for:
+ * EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR; MongoDB when MONGO_URL
+ * is set (read models and their checkpoints persist), else memory (rebuilt at start); MinIO
+ * when S3_* are set, else files under DATA_DIR/blobs. Reactor checkpoints live with the
+ * events on SQLite, in MongoDB when it is configured, else in DATA_DIR/checkpoints.db.
+ */
 export async function createStores(config: AppConfig): Promise<{
   events: EventStore;
   checkpoints: CheckpointStore;
   readStore: ReadStore;
   blobs: BlobStore;
 }> {
-  let events: EventStore;
-  let checkpoints: CheckpointStore;
-  if (config.eventStoreUrl) {
-    throw new Error('EVENTSTORE_URL: the EventStoreDB adapter is not wired yet');
-  } else {
-    const sqlite = new SqliteEventStore(join(config.dataDir, 'events.db'));
-    events = sqlite;
-    checkpoints = new SqliteCheckpointStore(sqlite.connection);
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    let readStore: ReadStore;
+    let mongo: MongoReadStore | undefined;
+    if (config.mongoUrl) {
+      mongo = await MongoReadStore.connect(config.mongoUrl, config.mongoDb);
+      opened.push(mongo);
+      readStore = mongo;
+    } else {
+      readStore = new MemoryReadStore();
+    }
+    let events: EventStore;
+    let checkpoints: CheckpointStore;
+    if (config.eventStoreUrl) {
+      const esdb = new EsdbEventStore(config.eventStoreUrl);
+      opened.push(esdb);
+      await esdb.ping();
+      events = esdb;
+      checkpoints = mongo ? new MongoCheckpointStore(mongo.db) : sqliteCheckpoints(join(config.dataDir, 'checkpoints.db'), opened);
+    } else {
+      const sqlite = new SqliteEventStore(join(config.dataDir, 'events.db'));
+      opened.push(sqlite);
+      events = sqlite;
+      checkpoints = new SqliteCheckpointStore(sqlite.connection);
+    }
+    let blobs: BlobStore;
+    if (config.s3) {
+      const minio = new MinioBlobStore(config.s3);
+      await minio.ping();
+      blobs = minio;
+    } else {
+      blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
+    }
+    return { events, checkpoints, readStore, blobs };
+  } catch (err) {
+    await Promise.allSettled(opened.map((s) => s.close()));
+    throw err;
   }
-  let readStore: ReadStore;
-  if (config.mongoUrl) {
-    throw new Error('MONGO_URL: the MongoDB adapter is not wired yet');
-  } else {
-    readStore = new MemoryReadStore();
-  }
-  let blobs: BlobStore;
-  if (config.s3) {
-    throw new Error('S3_ENDPOINT: the MinIO adapter is not wired yet');
-  } else {
-    blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
-  }
-  return { events, checkpoints, readStore, blobs };
+}
+
+/** Reactor checkpoints in a SQLite file of their own (when the events live in EventStoreDB without MongoDB). */
+function sqliteCheckpoints(file: string, opened: { close(): Promise<void> }[]): CheckpointStore {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+  db.defaultSafeIntegers(true);
+  opened.push({ close: async () => void (db.open && db.close()) });
+  return new SqliteCheckpointStore(db);
 }
 
 @Injectable()

@@ -34,7 +34,9 @@ export class MongoReadStore extends ReadStore {
 
   /** Connects (and checks the connection) to `url`, using database `dbName`. */
   static async connect(url: string, dbName: string): Promise<MongoReadStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000, ignoreUndefined: true });
+    // Fail within 10 s at start when the server does not answer (unless the URL says otherwise).
+    const timeout = /[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: 10_000 };
+    const client = new MongoClient(url, { ...timeout, ignoreUndefined: true });
     await client.connect();
     const store = new MongoReadStore(client, client.db(dbName));
     await store.ping();

@@ -1,0 +1,249 @@
+import { Logger } from '@nestjs/common';
+import type { DiscoveryService } from '@nestjs/core';
+import { MemoryReadStore } from '../read-store/memory-read-store';
+import { RequestContexts } from '../request-context';
+import { AsProjection, AsReactor, SubscriptionEngine } from './engine';
+import type { RecordedEvent } from './event';
+import { documentProjection, type Projection, type ProjectionTarget } from './projection';
+import type { Reactor } from './reactor';
+import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
+
+/** Discovery as Nest would answer it for the given providers. */
+function discovery(projections: Projection[], reactors: Reactor[]): DiscoveryService {
+  return {
+    getProviders: ({ metadataKey }: { metadataKey: string }) =>
+      (metadataKey === AsProjection.KEY ? projections : metadataKey === AsReactor.KEY ? reactors : []).map((instance) => ({ instance })),
+  } as unknown as DiscoveryService;
+}
+
+/** Counts per order, by a document projection (idempotent by position). */
+const orderTotals = () =>
+  documentProjection<{ count: number; last: string }>({
+    name: 'order-totals',
+    collection: 'order_totals',
+    handles: ['ItemAdded'],
+    documentId: (e) => e.streamName,
+    evolve: (doc, e) => ({ count: (doc?.count ?? 0) + 1, last: (e.data as { item: string }).item }),
+  });
+
+/** A projection that records every delivery (to see redelivery and skipping). */
+class Recording implements Projection {
+  readonly collections = ['log'];
+  readonly handles = ['ItemAdded'];
+  readonly applied: bigint[] = [];
+  constructor(readonly name = 'recording') {}
+  async apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
+    this.applied.push(event.position);
+    await target.collection('log').updateOne({ _id: this.name }, { $inc: { n: 1 } }, { upsert: true });
+  }
+}
+
+const added = (item: string) => ({ type: 'ItemAdded', data: { item } });
+
+describe('SubscriptionEngine', () => {
+  let events: SqliteEventStore;
+  let readStore: MemoryReadStore;
+  let checkpoints: SqliteCheckpointStore;
+  const engines: SubscriptionEngine[] = [];
+  const engine = (projections: Projection[], reactors: Reactor[] = []) => {
+    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, reactors));
+    engines.push(e);
+    return e;
+  };
+
+  beforeAll(() => Logger.overrideLogger(false));
+  beforeEach(() => {
+    events = new SqliteEventStore(':memory:');
+    readStore = new MemoryReadStore();
+    checkpoints = new SqliteCheckpointStore(events.connection);
+  });
+  afterEach(async () => {
+    for (const e of engines.splice(0)) await e.stop();
+    await events.close();
+  });
+
+  describe('projections', () => {
+    it('start() resolves after the projections caught up with the stored events', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')]);
+      await events.appendToStream('order-2', [added('c')]);
+      await engine([orderTotals()]).start();
+      const docs = await readStore.collection('order_totals').find({}, { sort: { _id: 1 } });
+      expect(docs.map((d) => [d._id, d.count, d.last])).toEqual([
+        ['order-1', 2, 'b'],
+        ['order-2', 1, 'c'],
+      ]);
+    });
+
+    it('waitFor(position) resolves once a new event is projected (read your writes)', async () => {
+      const e = engine([orderTotals()]);
+      await e.start();
+      const r = await events.appendToStream('order-1', [added('a')]);
+      await e.waitFor(r.position);
+      expect(e.projectedPosition()).toBeGreaterThanOrEqual(r.position);
+      expect((await readStore.collection('order_totals').findOne({ _id: 'order-1' }))!.count).toBe(1);
+    });
+
+    it('waitFor returns at once for undefined or past positions, and after its timeout otherwise', async () => {
+      const e = engine([orderTotals()]);
+      await e.start();
+      await e.waitFor(undefined);
+      await e.waitFor(-1n);
+      const t = Date.now();
+      await e.waitFor(1_000_000n, 100);
+      expect(Date.now() - t).toBeGreaterThanOrEqual(90);
+    });
+
+    it('events appended by another writer arrive by polling', async () => {
+      const e = engine([orderTotals()]);
+      await e.start();
+      // Append through the connection directly, bypassing this store's notification.
+      events.connection
+        .prepare("INSERT INTO events (id, stream, revision, type, data, metadata) VALUES ('x1', 'order-9', 0, 'ItemAdded', '{\"item\":\"z\"}', '{\"schemaVersion\":1,\"occurredAt\":\"2026-01-01T00:00:00Z\"}')")
+        .run();
+      const head = await events.headPosition();
+      await e.waitFor(head, 3000);
+      expect(e.projectedPosition()).toBe(head);
+      expect((await readStore.collection('order_totals').findOne({ _id: 'order-9' }))!.last).toBe('z');
+    });
+
+    it('stores each projection checkpoint in the read store and resumes from it after a restart', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')]);
+      const first = new Recording();
+      const e1 = engine([first]);
+      await e1.start();
+      expect(first.applied).toHaveLength(2);
+      const cp = await readStore.collection('projection_checkpoints').findOne({ _id: 'recording' });
+      expect(cp).toMatchObject({ _id: 'recording', position: String(await events.headPosition()) });
+      await e1.stop();
+
+      await events.appendToStream('order-1', [added('c')]);
+      const second = new Recording();
+      await engine([second]).start();
+      expect(second.applied).toEqual([await events.headPosition()]); // only the new event
+      expect((await readStore.collection('log').findOne({ _id: 'recording' }))!.n).toBe(3);
+    });
+
+    it('a new projection starts from the beginning while the others skip what they applied', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')]);
+      const old = new Recording('old');
+      await engine([old]).start();
+      await engines[0].stop();
+      const again = new Recording('old');
+      const added2 = new Recording('new');
+      await engine([again, added2]).start();
+      expect(again.applied).toEqual([]);
+      expect(added2.applied).toHaveLength(2);
+    });
+
+    it('redelivery after a crash before the checkpoint is harmless for document projections', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b'), added('c')]);
+      await engine([orderTotals()]).start();
+      await engines[0].stop();
+      const before = await readStore.collection('order_totals').find({});
+      // Crash between writing documents and the checkpoint: the checkpoint is behind.
+      await readStore.collection('projection_checkpoints').deleteMany({});
+      await engine([orderTotals()]).start();
+      expect(await readStore.collection('order_totals').find({})).toEqual(before);
+    });
+
+    it('a failing projection retries the same event and does not move past it', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')]);
+      let failures = 2;
+      const seen: string[] = [];
+      const flaky: Projection = {
+        name: 'flaky',
+        collections: [],
+        handles: ['ItemAdded'],
+        async apply(e) {
+          const item = (e.data as { item: string }).item;
+          if (item === 'b' && failures-- > 0) throw new Error('transient');
+          seen.push(item);
+        },
+      };
+      const e = engine([flaky]);
+      await e.start();
+      expect(seen).toEqual(['a', 'b']);
+      expect(e.health().lastError).toContain('transient');
+    });
+  });
+
+  describe('reactors', () => {
+    class Recorder implements Reactor {
+      readonly name = 'recorder';
+      readonly handles = ['ItemAdded'];
+      readonly handled: string[] = [];
+      readonly contexts: (string | undefined)[] = [];
+      failNext = 0;
+      async handle(event: RecordedEvent): Promise<void> {
+        if (this.failNext > 0) {
+          this.failNext--;
+          throw new Error('downstream unavailable');
+        }
+        this.handled.push((event.data as { item: string }).item);
+        this.contexts.push(RequestContexts.current()?.actor);
+      }
+    }
+
+    const until = async (check: () => boolean, ms = 5000) => {
+      const end = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > end) throw new Error('timed out');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+
+    it('delivers stored events in order, in a request context of their own', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')], {});
+      const r = new Recorder();
+      await engine([], [r]).start();
+      await events.appendToStream('order-2', [added('c')]);
+      await until(() => r.handled.length === 3);
+      expect(r.handled).toEqual(['a', 'b', 'c']);
+      expect(r.contexts).toEqual(['system:recorder', 'system:recorder', 'system:recorder']);
+    });
+
+    it('keeps a durable checkpoint: a restarted reactor does not redo handled events', async () => {
+      await events.appendToStream('order-1', [added('a'), added('b')]);
+      const r1 = new Recorder();
+      await engine([], [r1]).start();
+      await until(() => r1.handled.length === 2);
+      await engines[0].stop();
+      expect(await checkpoints.load('reactor:recorder')).toBe(await events.headPosition());
+
+      await events.appendToStream('order-1', [added('c')]);
+      const r2 = new Recorder();
+      await engine([], [r2]).start();
+      await until(() => r2.handled.length === 1);
+      await new Promise((res) => setTimeout(res, 100));
+      expect(r2.handled).toEqual(['c']);
+    });
+
+    it('retries a failing event with backoff and keeps the checkpoint before it', async () => {
+      await events.appendToStream('order-1', [added('a')]);
+      const r = new Recorder();
+      const e = engine([], [r]);
+      await e.start();
+      await until(() => r.handled.length === 1);
+      r.failNext = 2;
+      const { position } = await events.appendToStream('order-1', [added('b')]);
+      await until(() => r.failNext === 1);
+      expect(await checkpoints.load('reactor:recorder')).toBeLessThan(position);
+      await until(() => r.handled.length === 2, 8000);
+      expect(r.handled).toEqual(['a', 'b']);
+      expect(await checkpoints.load('reactor:recorder')).toBe(position);
+    }, 15_000);
+
+    it('start({ reactors: false }) runs projections only', async () => {
+      await events.appendToStream('order-1', [added('a')]);
+      const r = new Recorder();
+      await engine([orderTotals()], [r]).start({ reactors: false });
+      await new Promise((res) => setTimeout(res, 300));
+      expect(r.handled).toEqual([]);
+      expect(await readStore.collection('order_totals').count({})).toBe(1);
+    });
+  });
+
+  it('refuses two subscriptions with one name', () => {
+    expect(() => engine([new Recording('same')], [{ name: 'same', handles: [], handle: async () => undefined }]).discover()).toThrow(/same/);
+  });
+});

@@ -1,0 +1,31 @@
+import { hasPrefix, newId, newSecret } from './ids';
+
+describe('ids', () => {
+  it('newId has the type prefix and a lowercase ULID', () => {
+    const id = newId('task');
+    expect(id).toMatch(/^task_[0-9a-hjkmnp-tv-z]{26}$/);
+    expect(hasPrefix(id, 'task')).toBe(true);
+    expect(hasPrefix(id, 'qt')).toBe(false);
+  });
+
+  it('ids are unique and sort by creation time, even within one millisecond', () => {
+    const ids = Array.from({ length: 2000 }, () => newId('evt'));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('hasPrefix refuses non-strings, missing separators and overlong ids', () => {
+    expect(hasPrefix(undefined as unknown as string, 'acc')).toBe(false);
+    expect(hasPrefix('acc', 'acc')).toBe(false);
+    expect(hasPrefix('account_1', 'acc')).toBe(false);
+    expect(hasPrefix(`acc_${'x'.repeat(100)}`, 'acc')).toBe(false);
+  });
+
+  it('newSecret is prefixed, URL-safe and high-entropy', () => {
+    const a = newSecret('sk_');
+    const b = newSecret('sk_');
+    expect(a).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(a).not.toBe(b);
+    expect(newSecret('t_', 16)).toMatch(/^t_[A-Za-z0-9_-]{22}$/);
+  });
+});
