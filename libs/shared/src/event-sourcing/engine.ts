@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
 import { RequestContexts } from '../request-context';
 import { DuplicateKeyError, ReadStore } from '../read-store/read-store.port';
 import type { RecordedEvent } from './event';
@@ -15,6 +16,17 @@ export const AsReactor = DiscoveryService.createDecorator();
 const CHECKPOINTS = 'projection_checkpoints';
 const BATCH = 500;
 const POLL_MS = 200;
+/** Document in CHECKPOINTS by which a replay in another process pauses this process's projection loop. */
+const HOLD = '~replay-hold';
+const HOLD_TTL_MS = 30_000;
+
+interface HoldDoc extends Record<string, unknown> {
+  _id: string;
+  hold_id: string;
+  owner: string;
+  acks: string[];
+  expires_at: number;
+}
 
 interface Loop {
   stop(): Promise<void>;
@@ -41,6 +53,8 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   private readonly generations = new Map<string, string | null>();
   /** Serializes projection batches with `pauseProjections`. */
   private gate: Promise<unknown> = Promise.resolve();
+  /** Identifies this engine in replay holds. */
+  private readonly instanceId = randomUUID();
 
   constructor(
     private readonly events: EventStore,
@@ -83,6 +97,52 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     const run = this.gate.then(fn, fn);
     this.gate = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * For a replay whose read store other processes share (MongoDB): pauses the projection
+   * loops of every other process on that read store while `fn` switches rebuilt collections
+   * in. Waits until they acknowledge the hold (or `waitMs` passes without an acknowledgement:
+   * no other loop runs), runs `fn`, lifts the hold; they then continue from the stored
+   * checkpoints. A hold expires after 30 s, so a crashed replay cannot stop them for good.
+   */
+  async holdOtherProcesses<T>(fn: () => Promise<T>, waitMs = 2000): Promise<T> {
+    const holds = this.readStore.collection<HoldDoc>(CHECKPOINTS);
+    const holdId = randomUUID();
+    const doc: HoldDoc = { _id: HOLD, hold_id: holdId, owner: this.instanceId, acks: [], expires_at: Date.now() + HOLD_TTL_MS };
+    const taken = await holds.replaceOne({ _id: HOLD, expires_at: { $lte: Date.now() } }, doc);
+    if (!taken.matched) {
+      try {
+        await holds.insertOne(doc);
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) throw new Error('another replay is switching collections right now');
+        throw err;
+      }
+    }
+    try {
+      const deadline = Date.now() + waitMs;
+      let firstAck: number | undefined;
+      while (Date.now() < deadline) {
+        const current = await holds.findOne({ _id: HOLD, hold_id: holdId });
+        if (!current) throw new Error('the replay hold was lost');
+        if (current.acks.length) firstAck ??= Date.now();
+        // after the first acknowledgement, give slower processes two more polls
+        if (firstAck !== undefined && Date.now() - firstAck >= 2 * POLL_MS) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return await fn();
+    } finally {
+      await holds.deleteOne({ _id: HOLD, hold_id: holdId });
+    }
+  }
+
+  /** Whether a replay elsewhere holds the projection loop; acknowledges the hold. */
+  private async heldByReplay(): Promise<boolean> {
+    const holds = this.readStore.collection<HoldDoc>(CHECKPOINTS);
+    const hold = await holds.findOne({ _id: HOLD });
+    if (!hold || hold.owner === this.instanceId || hold.expires_at <= Date.now()) return false;
+    if (!hold.acks.includes(this.instanceId)) await holds.updateOne({ _id: HOLD, hold_id: hold.hold_id }, { $addToSet: { acks: this.instanceId } });
+    return true;
   }
 
   /**
@@ -180,7 +240,16 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   private projectionLoop(onCaughtUp: () => void): Loop {
     const target = targetOf(this.readStore);
     const positions = this.positions;
+    let held = false;
     return this.loop('projections', () => this.pauseProjections(async () => {
+      if (await this.heldByReplay()) {
+        held = true;
+        return false;
+      }
+      if (held) {
+        held = false;
+        positions.clear(); // a replay elsewhere switched collections in: continue from the stored checkpoints
+      }
       if (positions.size === 0) {
         for (const p of this.projections) positions.set(p.name, await this.loadProjectionCheckpoint(p.name));
         this.projected = this.projections.length ? [...positions.values()].reduce((a, b) => (a < b ? a : b)) : await this.events.headPosition();

@@ -5,6 +5,7 @@ import {
   AppError,
   Clock,
   EventStore,
+  MemoryReadStore,
   ReadStore,
   SubscriptionEngine,
   streamName,
@@ -37,8 +38,8 @@ const KEEP_RUNS = 20;
  * 1. every event is applied to the chosen projections in a staging store (in memory);
  * 2. the staged documents are copied into fresh collections `<name>__replay_<id>` of the
  *    read store, and the projections' indexes are created on them;
- * 3. with the live projection loop paused between two batches, the events that arrived
- *    meanwhile are applied to the fresh collections, each fresh collection atomically
+ * 3. with the live projection loop paused between two batches (and, for a read store other
+ *    processes share, their loops held too), the events that arrived meanwhile are applied to the fresh collections, each fresh collection atomically
  *    replaces its live one (`renameCollection`), and the projections' checkpoints move to
  *    the replay's position under a new generation; then the loop resumes.
  * A failure before step 3 drops the fresh collections: the live read models, their
@@ -216,9 +217,12 @@ export class ReplayService {
       const freshTarget = targetOf(this.readStore, fresh);
       for (const p of projections) await p.setup?.(freshTarget);
 
-      // 3. Tail and switch while the live loop waits.
+      // 3. Tail and switch while the live loops wait: this process's, and those of other
+      //    processes sharing the read store (an embedded read store is never shared).
       update({ phase: 'switching' });
-      await this.engine.pauseProjections(async () => {
+      const shared = !(this.readStore instanceof MemoryReadStore);
+      const hold = <T>(fn: () => Promise<T>) => (shared ? this.engine.holdOtherProcesses(fn) : fn());
+      await this.engine.pauseProjections(() => hold(async () => {
         await catchUp(freshTarget);
         for (const p of projections) {
           for (const logical of p.collections) {
@@ -227,7 +231,7 @@ export class ReplayService {
           }
         }
         for (const p of projections) await this.engine.setProjectionCheckpoint(p.name, position, id);
-      });
+      }));
       update({ events_done: done });
       return done;
     } catch (err) {
