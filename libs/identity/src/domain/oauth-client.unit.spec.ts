@@ -1,0 +1,36 @@
+import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { oauthClientDecider } from './oauth-client';
+
+const now = new Date('2026-01-01T00:00:00.000Z');
+const spec = DeciderSpecification.for(oauthClientDecider);
+const register = (redirectUri: string, isPublic = false) => ({
+  type: 'RegisterOAuthClient' as const,
+  clientId: 'client_1',
+  name: 'App',
+  redirectUri,
+  public: isPublic,
+  secretHash: isPublic ? null : 'h',
+  now,
+});
+
+describe('OAuth client decider', () => {
+  it('registers https and loopback http redirect URIs', () => {
+    for (const uri of ['https://app.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb', 'https://app.example/cb?x=1']) {
+      spec.given([]).when(register(uri)).thenReturns((events) => expect(events[0].data.redirectUris).toEqual([uri]));
+    }
+  });
+
+  it('refuses plain http on public hosts, fragments, credentials and relative URIs', () => {
+    for (const uri of ['http://app.example/cb', 'https://app.example/cb#x', 'https://u:p@app.example/cb', '/cb', 'javascript:alert(1)']) {
+      spec.given([]).when(register(uri)).thenThrows('VALIDATION_ERROR');
+    }
+  });
+
+  it('stores no secret for public clients and refuses a second registration', () => {
+    spec.given([]).when(register('https://a.example/cb', true)).thenReturns((events) => expect(events[0].data).toMatchObject({ public: true, secretHash: null }));
+    spec
+      .given([{ type: 'OAuthClientRegistered', data: { clientId: 'client_1', name: 'App', redirectUris: ['https://a.example/cb'], public: true, secretHash: null, registeredAt: now.toISOString() } }])
+      .when(register('https://a.example/cb'))
+      .thenThrows('CONFLICT');
+  });
+});

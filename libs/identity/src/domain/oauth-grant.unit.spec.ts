@@ -1,0 +1,139 @@
+import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { OAuthGrantError, oauthGrantDecider, pkceChallenge, type NewTokens, type OAuthGrantEvent } from './oauth-grant';
+
+const t0 = new Date('2026-01-01T00:00:00.000Z');
+const later = (ms: number) => new Date(t0.getTime() + ms);
+const verifier = 'v'.repeat(50);
+const codeIssued: OAuthGrantEvent = {
+  type: 'OAuthCodeIssued',
+  data: {
+    grantId: 'grant_1',
+    accountId: 'acc_1',
+    clientId: 'client_1',
+    scopes: ['read', 'create'],
+    redirectUri: 'https://app.example/cb',
+    codeHash: 'code-hash',
+    codeChallenge: pkceChallenge(verifier),
+    issuedAt: t0.toISOString(),
+    expiresAt: later(60_000).toISOString(),
+  },
+};
+const tokens = (n: number): NewTokens => ({
+  accessTokenId: `at_${n}`,
+  accessTokenHash: `access-${n}`,
+  accessExpiresAt: later(3_600_000),
+  refreshTokenHash: `refresh-${n}`,
+  refreshExpiresAt: later(86_400_000),
+});
+const issuedEvent = (n: number, via: 'authorization_code' | 'refresh_token', scopes = ['read', 'create']): OAuthGrantEvent => ({
+  type: 'OAuthTokensIssued',
+  data: {
+    grantId: 'grant_1',
+    accountId: 'acc_1',
+    clientId: 'client_1',
+    via,
+    scopes,
+    accessTokenId: `at_${n}`,
+    accessTokenHash: `access-${n}`,
+    accessExpiresAt: later(3_600_000).toISOString(),
+    refreshTokenHash: `refresh-${n}`,
+    refreshExpiresAt: later(86_400_000).toISOString(),
+    issuedAt: later(1000).toISOString(),
+  },
+});
+const redeem = (over: Partial<{ clientId: string; codeHash: string; redirectUri: string | undefined; codeVerifier: string | undefined; now: Date }> = {}) => ({
+  type: 'RedeemCode' as const,
+  clientId: 'client_1',
+  codeHash: 'code-hash',
+  redirectUri: 'https://app.example/cb',
+  codeVerifier: verifier,
+  tokens: tokens(1),
+  now: later(1000),
+  ...over,
+});
+const spec = DeciderSpecification.for(oauthGrantDecider);
+
+function grantError(events: OAuthGrantEvent[], command: Parameters<typeof oauthGrantDecider.decide>[0]): string {
+  const state = events.reduce(oauthGrantDecider.evolve, oauthGrantDecider.initialState());
+  try {
+    oauthGrantDecider.decide(command, state);
+  } catch (err) {
+    expect(err).toBeInstanceOf(OAuthGrantError);
+    return (err as OAuthGrantError).error;
+  }
+  throw new Error('expected the command to be refused');
+}
+
+describe('OAuth grant decider', () => {
+  it('redeems a code once, with the right verifier, client and redirect URI', () => {
+    spec.given([codeIssued]).when(redeem()).then([issuedEvent(1, 'authorization_code')]);
+  });
+
+  it('refuses a wrong verifier, a missing one, a wrong client, a wrong code, a wrong redirect URI and an expired code', () => {
+    expect(grantError([codeIssued], redeem({ codeVerifier: 'w'.repeat(50) }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ codeVerifier: undefined }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ clientId: 'client_2' }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ codeHash: 'other' }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ redirectUri: 'https://app.example/cb/' }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ redirectUri: undefined }))).toBe('invalid_grant');
+    expect(grantError([codeIssued], redeem({ now: later(60_000) }))).toBe('invalid_grant');
+    expect(grantError([], redeem())).toBe('invalid_grant');
+  });
+
+  it('refuses a verifier when the request had no challenge', () => {
+    const noPkce: OAuthGrantEvent = { ...codeIssued, data: { ...(codeIssued.data as Extract<OAuthGrantEvent, { type: 'OAuthCodeIssued' }>['data']), codeChallenge: null } } as OAuthGrantEvent;
+    expect(grantError([noPkce], redeem())).toBe('invalid_grant');
+    spec.given([noPkce]).when(redeem({ codeVerifier: undefined })).then([issuedEvent(1, 'authorization_code')]);
+  });
+
+  it('revokes the grant when a code is used a second time', () => {
+    spec
+      .given([codeIssued, issuedEvent(1, 'authorization_code')])
+      .when(redeem())
+      .then([{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_reuse', revokedAt: later(1000).toISOString() } }]);
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_reuse', revokedAt: t0.toISOString() } };
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], redeem())).toBe('invalid_grant');
+  });
+
+  const refresh = (hash: string, scopes?: string[]) => ({ type: 'RefreshTokens' as const, clientId: 'client_1', refreshHash: hash, scopes, tokens: tokens(2), now: later(2000) });
+
+  it('rotates the refresh token', () => {
+    spec.given([codeIssued, issuedEvent(1, 'authorization_code')]).when(refresh('refresh-1')).thenReturns((events) => {
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ type: 'OAuthTokensIssued', data: { via: 'refresh_token', refreshTokenHash: 'refresh-2', accessTokenId: 'at_2' } });
+    });
+  });
+
+  it('narrows but never widens the scope on refresh', () => {
+    spec.given([codeIssued, issuedEvent(1, 'authorization_code')]).when(refresh('refresh-1', ['read'])).thenReturns((events) => {
+      expect(events[0]).toMatchObject({ data: { scopes: ['read'] } });
+    });
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code', ['read'])].map((e, i) => (i === 0 ? { ...e, data: { ...e.data, scopes: ['read'] } } : e)) as OAuthGrantEvent[], refresh('refresh-1', ['create']))).toBe(
+      'invalid_scope',
+    );
+  });
+
+  it('revokes the grant when a rotated refresh token comes back', () => {
+    spec
+      .given([codeIssued, issuedEvent(1, 'authorization_code'), issuedEvent(2, 'refresh_token')])
+      .when(refresh('refresh-1'))
+      .then([{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'refresh_token_reuse', revokedAt: later(2000).toISOString() } }]);
+  });
+
+  it('refuses an unknown refresh token, another client, and anything after revocation', () => {
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], refresh('nope'))).toBe('invalid_grant');
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), clientId: 'client_2' })).toBe('invalid_grant');
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'revoked_by_client', revokedAt: t0.toISOString() } };
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], refresh('refresh-1'))).toBe('invalid_grant');
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), now: later(86_400_000) })).toBe('invalid_grant');
+  });
+
+  it('revokes single access tokens and whole grants idempotently', () => {
+    const given = [codeIssued, issuedEvent(1, 'authorization_code')];
+    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_1', now: t0 }).then([{ type: 'OAuthAccessTokenRevoked', data: { grantId: 'grant_1', accessTokenId: 'at_1', revokedAt: t0.toISOString() } }]);
+    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_9', now: t0 }).then([]);
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'revoked_by_client', revokedAt: t0.toISOString() } };
+    spec.given(given).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([revoked]);
+    spec.given([...given, revoked]).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([]);
+  });
+});
