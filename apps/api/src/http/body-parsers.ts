@@ -1,9 +1,16 @@
 import express, { type NextFunction, type Request, type Response, type RequestHandler } from 'express';
 import { sendError } from './error-response';
 
-/** Routes whose body is raw file bytes, streamed by their controllers (never parsed). */
+/**
+ * Routes whose body is raw bytes, streamed by their controllers (never parsed): file
+ * uploads, and supplier callbacks (their HMAC signature covers the exact bytes).
+ */
 export function isRawBodyRoute(req: Request): boolean {
-  return (req.method === 'POST' && /^\/v1\/uploads\/?$/.test(req.path)) || (req.method === 'PUT' && /^\/v1\/uploads\/[^/]+\/content\/?$/.test(req.path));
+  return (
+    (req.method === 'POST' && /^\/v1\/uploads\/?$/.test(req.path)) ||
+    (req.method === 'PUT' && /^\/v1\/uploads\/[^/]+\/content\/?$/.test(req.path)) ||
+    (req.method === 'POST' && /^\/v1\/supplier-callbacks\/[^/]+\/?$/.test(req.path))
+  );
 }
 
 /**

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Readable } from 'node:stream';
+import { AppError } from '@gensvc/shared';
+import { AssetRegistry, type UsableAsset } from '@gensvc/assets';
+import { VoiceRegistry } from '@gensvc/voices';
+import type { JobInfo } from '../domain/supplier-job';
+import { JobInputError } from './supplier-channel';
+
+/** Largest input file a supplier job reads (the upload limit). */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What channels need from the other contexts: reading input assets, storing outputs as the
+ * account's assets, resolving and registering voices. Input problems become
+ * `JobInputError` (the job fails with INVALID_INPUT); anything else is retried.
+ */
+@Injectable()
+export class JobResources {
+  private assetRegistry: AssetRegistry | undefined;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly voiceRegistry: VoiceRegistry,
+  ) {}
+
+  /** The assets context is resolved on first use, so the suppliers module boots without it. */
+  private get assets(): AssetRegistry {
+    if (!this.assetRegistry) {
+      const found = this.moduleRef.get(AssetRegistry, { strict: false });
+      if (!found) throw new Error('the assets context (AssetRegistry) is not part of this application');
+      this.assetRegistry = found;
+    }
+    return this.assetRegistry;
+  }
+
+  async inputAssets(job: JobInfo, ids: readonly string[]): Promise<{ asset: UsableAsset; body: Buffer }[]> {
+    let assets: UsableAsset[];
+    try {
+      assets = await this.assets.requireUsable(job.accountId, ids, 'input.asset_ids');
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) throw new JobInputError(err.message);
+      throw err;
+    }
+    const out: { asset: UsableAsset; body: Buffer }[] = [];
+    for (const asset of assets) {
+      if (asset.size > MAX_INPUT_BYTES) throw new JobInputError(`input.asset_ids: ${asset.id} is larger than ${MAX_INPUT_BYTES} bytes`);
+      out.push({ asset, body: await readAll(await this.assets.open(asset.id), MAX_INPUT_BYTES) });
+    }
+    return out;
+  }
+
+  storeOutput(job: JobInfo, index: number, name: string, mime: string, body: Buffer): Promise<string> {
+    return this.assets.registerOutput({ accountId: job.accountId, taskId: job.taskId, index, name, mime, body });
+  }
+
+  async voice(job: JobInfo, voiceId: string): Promise<string> {
+    try {
+      return (await this.voiceRegistry.requireUsable(job.accountId, voiceId, job.supplier)).supplierVoiceId;
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) throw new JobInputError(err.message);
+      throw err;
+    }
+  }
+
+  registerVoice(job: JobInfo, supplierVoiceId: string, name: string): Promise<string> {
+    return this.voiceRegistry.register({ accountId: job.accountId, taskId: job.taskId, supplier: job.supplier, supplierVoiceId, name });
+  }
+}
+
+export async function readAll(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += b.length;
+    if (size > limit) {
+      stream.destroy();
+      throw new JobInputError(`an input file is larger than ${limit} bytes`);
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}

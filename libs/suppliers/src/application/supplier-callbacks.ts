@@ -1,0 +1,65 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError, Clock } from '@gensvc/shared';
+import { isTerminal } from '../domain/supplier-job';
+import { CallbackTokens, verifyCallback } from '../infrastructure/http/callback-security';
+import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../infrastructure/http/http-supplier.channel';
+import { SupplierSettings } from '../supplier-settings';
+import { SupplierChannels, type ActiveJob } from './supplier-channel';
+import { SupplierJobRunner } from './supplier-job-runner';
+
+/**
+ * Takes results that external suppliers deliver to `/v1/supplier-callbacks/<token>`:
+ * opens the token (the task), checks the channel's HMAC signature and the timestamp window
+ * over the raw body, then records the reported state like a poll would (serialized with
+ * the job's steps). Unknown tokens answer 404, bad signatures 401; a callback for a job
+ * that already ended is acknowledged and changes nothing.
+ */
+@Injectable()
+export class SupplierCallbacks {
+  private readonly logger = new Logger('SupplierCallbacks');
+  private readonly tokens: CallbackTokens;
+
+  constructor(
+    private readonly settings: SupplierSettings,
+    private readonly channels: SupplierChannels,
+    private readonly runner: SupplierJobRunner,
+    private readonly clock: Clock,
+  ) {
+    this.tokens = new CallbackTokens(settings.signingSecret);
+  }
+
+  async receive(token: string, headers: { timestamp?: string; signature?: string }, body: Buffer): Promise<void> {
+    const taskId = this.tokens.open(token);
+    if (!taskId) throw new AppError('NOT_FOUND', 'no such callback address');
+    const { state } = await this.runner.load(taskId);
+    if (state.status === 'none' || !state.job) throw new AppError('NOT_FOUND', 'no such callback address');
+    const channel = this.channels.get(state.job.supplier);
+    if (!(channel instanceof HttpSupplierChannel)) throw new AppError('NOT_FOUND', 'no such callback address');
+    const check = verifyCallback(channel.config.callbackSecret, headers, body, this.clock.now().getTime(), this.settings.callbackWindowSeconds);
+    if (check !== 'ok') {
+      this.logger.warn({ taskId, check }, 'refused a supplier callback');
+      throw new AppError('UNAUTHORIZED', check === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
+    }
+    let remote: RemoteJobStatus;
+    try {
+      remote = parseRemoteStatus(JSON.parse(body.toString('utf8')));
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'body: not a job status document');
+    }
+    if (isTerminal(state)) return;
+    await this.runner.exclusive(taskId, async () => {
+      const { state: current } = await this.runner.load(taskId);
+      if (current.status !== 'queued' && current.status !== 'dispatched') return;
+      const ctx = this.runner.context(taskId);
+      ctx.runtime.pollAt = Date.now() + channel.config.pollIntervalMs; // heard from the supplier: no poll needed yet
+      try {
+        await channel.apply(current as ActiveJob, remote, ctx);
+      } catch (err) {
+        this.logger.error({ err, taskId }, 'recording a supplier callback failed; polling instead');
+        ctx.runtime.pollAt = Date.now();
+        this.runner.schedule(taskId);
+        throw new AppError('SERVICE_UNAVAILABLE', 'the result could not be recorded now; it will be fetched again');
+      }
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import type { SupplierJobCommand, SupplierJobState, JobInfo } from '../domain/supplier-job';
+
+export type ActiveJob = Extract<SupplierJobState, { status: 'queued' | 'dispatched' }>;
+
+/** What a channel asks of the runner while it advances one job. */
+export interface JobContext {
+  /** Records a command on the job's stream (optimistic concurrency); returns the state after it. */
+  record(command: DistributiveOmit<SupplierJobCommand, 'now'>): Promise<SupplierJobState>;
+  /** Per-process scratch state of this job (timers, attempt counters); lost on restart by design. */
+  readonly runtime: Record<string, number | boolean | undefined>;
+  /** Aborted when the service shuts down. */
+  readonly signal: AbortSignal;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What a channel's step answers: look again in `ms` milliseconds, wait without a timer
+ * (until an event, a callback or the deadline), or nothing left to do.
+ */
+export type StepResult = { readonly inMs: number } | 'wait' | 'done';
+
+/**
+ * A supplier channel (the built-in local supplier, or one external HTTP supplier). The
+ * runner calls `step` for a queued or dispatched job whenever it is due; a step must be
+ * safe to repeat after a crash (it re-reads the job's state each time).
+ */
+export abstract class SupplierChannel {
+  abstract readonly name: string;
+  /** Deadline of this channel's jobs, when it differs from SUPPLIER_JOB_DEADLINE_MS. */
+  readonly deadlineMs?: number;
+  abstract step(job: ActiveJob, ctx: JobContext): Promise<StepResult>;
+  /** Best-effort cleanup at the supplier after the job failed on its deadline. */
+  abandon?(job: JobInfo, signal: AbortSignal): Promise<void>;
+  /** Deletes a voice this channel made (voice deletion). */
+  abstract deleteVoice(supplierVoiceId: string, signal: AbortSignal): Promise<void>;
+}
+
+/** An input the job cannot use (an asset or voice gone, a sample that is not audio). */
+export class JobInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobInputError';
+  }
+}
+
+/** The channels of this deployment by name. */
+export abstract class SupplierChannels {
+  abstract get(name: string): SupplierChannel | undefined;
+  abstract names(): string[];
+}

@@ -1,0 +1,218 @@
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Clock,
+  EventStore,
+  ReadStore,
+  RequestContexts,
+  SubscriptionEngine,
+  handleCommand,
+  isoTime,
+  loadAggregate,
+  streamName,
+} from '@gensvc/shared';
+import { SUPPLIER_JOB_STREAM } from '../contracts/supplier-gateway';
+import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../domain/supplier-job';
+import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from './supplier-channel';
+import { SUPPLIER_JOBS, type SupplierJobDoc } from './supplier-jobs.projection';
+
+/** Longest sleep between two looks at a waiting job (also makes a test clock's jumps count). */
+const MAX_SLEEP_MS = 1000;
+
+interface Slot {
+  at: number;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Runs supplier jobs: a per-task scheduler over the event store. Whenever a job is due it
+ * re-reads the job's stream and lets its channel take the next step; every step records
+ * its effect through `handleCommand` (optimistic concurrency), so a repeated or concurrent
+ * step changes nothing twice. Steps of one task never overlap in this process.
+ *
+ * Survives restarts: once the subscriptions have started (the API process; the admin CLI
+ * never runs jobs) and the projections caught up, it resumes every unfinished job from the
+ * `supplier_jobs` read model; new jobs arrive through `schedule` (the gateway and the
+ * worker reactor). Deadlines come from the job's stream, so they hold across restarts.
+ */
+@Injectable()
+export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('SupplierJobs');
+  private readonly slots = new Map<string, Slot>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly runtimes = new Map<string, Record<string, number | boolean | undefined>>();
+  private readonly failures = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private bootTimer: NodeJS.Timeout | undefined;
+  private resumed = false;
+  private stopped = false;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly readStore: ReadStore,
+    private readonly engine: SubscriptionEngine,
+    private readonly clock: Clock,
+    private readonly channels: SupplierChannels,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const tick = async () => {
+      this.bootTimer = undefined;
+      if (this.stopped) return;
+      try {
+        if (await this.readyToResume()) {
+          await this.resumeAll();
+          return;
+        }
+      } catch (err) {
+        this.logger.error({ err }, 'resuming supplier jobs failed; retrying');
+      }
+      this.bootTimer = setTimeout(tick, 100);
+      this.bootTimer.unref();
+    };
+    this.bootTimer = setTimeout(tick, 0);
+    this.bootTimer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.bootTimer) clearTimeout(this.bootTimer);
+    for (const slot of this.slots.values()) clearTimeout(slot.timer);
+    this.slots.clear();
+    this.abort.abort();
+    const pending = [...this.chains.values()];
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
+
+  /** Whether this process runs jobs (the subscriptions run here). */
+  get active(): boolean {
+    return !this.stopped && this.engine.health().started;
+  }
+
+  /** Looks at the job at `at` (default now), or earlier if already due earlier. */
+  schedule(taskId: string, delayMs = 0): void {
+    if (!this.active) return;
+    const at = Date.now() + Math.max(0, delayMs);
+    const existing = this.slots.get(taskId);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(
+      () => {
+        this.slots.delete(taskId);
+        void this.exclusive(taskId, () => this.step(taskId));
+      },
+      Math.min(Math.max(0, at - Date.now()), MAX_SLEEP_MS),
+    );
+    timer.unref();
+    this.slots.set(taskId, { at, timer });
+  }
+
+  /** Runs `fn` when no other work of the same task runs in this process. */
+  exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(taskId) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const settled = run.catch(() => undefined);
+    this.chains.set(taskId, settled);
+    void settled.then(() => {
+      if (this.chains.get(taskId) === settled) this.chains.delete(taskId);
+    });
+    return run;
+  }
+
+  /** Records a command on a job's stream, stamped with the clock. */
+  async record(taskId: string, command: DistributiveOmit<SupplierJobCommand, 'now'>): Promise<SupplierJobState> {
+    const result = await handleCommand(this.events, streamName(SUPPLIER_JOB_STREAM, taskId), supplierJobDecider, {
+      ...command,
+      now: isoTime(this.clock.now()),
+    } as SupplierJobCommand);
+    return result.state;
+  }
+
+  load(taskId: string): Promise<{ state: SupplierJobState }> {
+    return loadAggregate(this.events, streamName(SUPPLIER_JOB_STREAM, taskId), supplierJobDecider);
+  }
+
+  /** Scratch state of a job in this process, shared by its steps and its callbacks. */
+  runtime(taskId: string): Record<string, number | boolean | undefined> {
+    let rt = this.runtimes.get(taskId);
+    if (!rt) {
+      rt = {};
+      this.runtimes.set(taskId, rt);
+    }
+    return rt;
+  }
+
+  context(taskId: string): JobContext {
+    return {
+      record: (command) => this.record(taskId, command),
+      runtime: this.runtime(taskId),
+      signal: this.abort.signal,
+    };
+  }
+
+  private async readyToResume(): Promise<boolean> {
+    if (!this.active) return false;
+    const head = await this.events.headPosition();
+    return this.engine.projectedPosition() >= head;
+  }
+
+  private async resumeAll(): Promise<void> {
+    if (this.resumed) return;
+    this.resumed = true;
+    const open = await this.readStore.collection<SupplierJobDoc & { _id: string }>(SUPPLIER_JOBS).find({ status: { $in: ['queued', 'dispatched'] } });
+    if (open.length) this.logger.log(`resuming ${open.length} unfinished supplier job(s)`);
+    for (const job of open) this.schedule(job.task_id);
+  }
+
+  private forget(taskId: string): void {
+    this.runtimes.delete(taskId);
+    this.failures.delete(taskId);
+    const slot = this.slots.get(taskId);
+    if (slot) clearTimeout(slot.timer);
+    this.slots.delete(taskId);
+  }
+
+  private async step(taskId: string): Promise<void> {
+    if (this.stopped) return;
+    await RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
+      let result: StepResult;
+      let deadline = Infinity;
+      try {
+        const { state } = await this.load(taskId);
+        if (state.status === 'none' || isTerminal(state)) return this.forget(taskId);
+        const job = state as ActiveJob;
+        deadline = job.job.deadlineAt ? Date.parse(job.job.deadlineAt) : Infinity;
+        const now = this.clock.now().getTime();
+        const channel = this.channels.get(job.job.supplier);
+        if (now >= deadline) {
+          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' } });
+          this.forget(taskId);
+          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a timed-out job failed'));
+          return;
+        }
+        if (!channel) {
+          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the model is served by no configured supplier' } });
+          return this.forget(taskId);
+        }
+        result = await channel.step(job, this.context(taskId));
+        this.failures.delete(taskId);
+      } catch (err) {
+        if (this.stopped) return;
+        const n = (this.failures.get(taskId) ?? 0) + 1;
+        this.failures.set(taskId, n);
+        this.logger.error({ err, taskId, failures: n }, 'supplier job step failed; retrying');
+        result = { inMs: Math.min(200 * 2 ** n, 30_000) };
+      }
+      if (result === 'done') {
+        const { state } = await this.load(taskId);
+        if (state.status === 'none' || isTerminal(state)) return this.forget(taskId);
+        result = 'wait';
+      }
+      // A waiting job is still looked at now and then: its deadline (by the service clock) must hold.
+      const untilDeadline = deadline - this.clock.now().getTime();
+      const delay = result === 'wait' ? untilDeadline : Math.min(result.inMs, untilDeadline);
+      this.schedule(taskId, Number.isFinite(delay) ? delay : MAX_SLEEP_MS);
+    });
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,41 @@
+import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '@gensvc/shared';
+import { SupplierVoiceRemover } from '@gensvc/voices';
+import { SupplierGateway } from './contracts/supplier-gateway';
+import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
+import { JobResources } from './application/job-outputs';
+import { SupplierCallbacks } from './application/supplier-callbacks';
+import { SupplierChannels } from './application/supplier-channel';
+import { ChannelVoiceRemover, SupplierChannelRegistry } from './application/supplier-channel-registry';
+import { SupplierGatewayService } from './application/supplier-gateway.service';
+import { SupplierJobRunner } from './application/supplier-job-runner';
+import { SupplierJobWorker } from './application/supplier-job-worker.reactor';
+import { SupplierJobsProjection } from './application/supplier-jobs.projection';
+import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
+import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
+import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
+
+/**
+ * Suppliers context: supplier jobs (stream `supplierjob-<task_id>`), the built-in local
+ * supplier, external HTTP suppliers with callbacks and polling, and the job runner.
+ */
+@Global()
+@Module({
+  controllers: [SupplierCallbacksController],
+  providers: [
+    { provide: SupplierSettings, useFactory: (config: AppConfig) => loadSupplierSettings(config), inject: [AppConfig] },
+    LocalSupplierControls,
+    JobResources,
+    LocalSupplierChannel,
+    { provide: SupplierChannels, useClass: SupplierChannelRegistry },
+    SupplierJobRunner,
+    SupplierJobWorker,
+    SupplierJobsProjection,
+    SupplierCallbacks,
+    SupplierGatewayService,
+    { provide: SupplierGateway, useExisting: SupplierGatewayService },
+    { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
+  ],
+  exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover],
+})
+export class SuppliersModule {}

@@ -1,0 +1,36 @@
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { VoicesService } from '../application/voices.service';
+
+class VoiceListQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @IsOptional() @IsIn(['active', 'deleting', 'deleted']) status?: 'active' | 'deleting' | 'deleted';
+}
+
+/** The caller's voices: list, read (with deletion state), delete (queued, 202). */
+@Controller('v1/voices')
+export class VoicesController {
+  constructor(private readonly voices: VoicesService) {}
+
+  @Get()
+  @RequireScope('read')
+  list(@CurrentPrincipal() p: Principal, @Query() query: VoiceListQuery) {
+    return this.voices.list(p.accountId, { page: query.page ?? 1, limit: query.limit ?? 30, status: query.status });
+  }
+
+  @Get(':id')
+  @RequireScope('read')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.voices.get(p.accountId, id);
+  }
+
+  @Delete(':id')
+  @RequireScope('create')
+  @HttpCode(202)
+  delete(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.voices.delete(p.accountId, id);
+  }
+}
