@@ -116,7 +116,7 @@ describe('access rules of every route', () => {
   it('private routes answer 401 without a credential, with a revoked key, an unknown token or an upload token', async () => {
     const problems: string[] = [];
     for (const r of routes.filter((r) => r.rule?.kind === 'scope')) {
-      for (const [name, headers] of Object.entries({
+      for (const [name, headers] of Object.entries<Record<string, string>>({
         none: {},
         revoked: bearer(revoked),
         unknown: bearer('gsa_0123456789abcdef_' + 'x'.repeat(43)),
@@ -147,7 +147,7 @@ describe('access rules of every route', () => {
   it('upload-token routes take only the X-Upload-Token of their own upload', async () => {
     const problems: string[] = [];
     for (const r of routes.filter((r) => r.rule?.kind === 'upload_token')) {
-      for (const [name, headers] of Object.entries({
+      for (const [name, headers] of Object.entries<Record<string, string>>({
         none: {},
         'API key': bearer(key.apiKey),
         'OAuth token': bearer(createToken),
