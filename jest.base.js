@@ -21,7 +21,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
     '^.+\\.m?js$': [
       'babel-jest',
-      { babelrc: false, configFile: false, plugins: ['babel-plugin-transform-import-meta', '@babel/plugin-transform-dynamic-import', '@babel/plugin-transform-modules-commonjs'] },
+      { babelrc: false, configFile: false, plugins: [['babel-plugin-transform-import-meta', { module: 'ES6' }], '@babel/plugin-transform-dynamic-import', '@babel/plugin-transform-modules-commonjs'] },
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
