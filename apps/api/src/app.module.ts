@@ -4,9 +4,17 @@ import { AppConfig, Clock, StorageModule } from '@gensvc/shared';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
+import { AssetsModule, type AssetsOptions } from '@gensvc/assets';
+import { VoicesModule } from '@gensvc/voices';
+import { SuppliersModule } from '@gensvc/suppliers';
+import { QuotingModule } from '@gensvc/quoting';
+import { TasksModule } from '@gensvc/tasks';
+import { WalletModule } from '@gensvc/wallet';
 
 export interface AppOverrides {
   clock?: Clock;
+  /** Test hooks of the assets context (import network, shorter time limits). */
+  assets?: AssetsOptions;
 }
 
 /** The HTTP service: composes the bounded-context modules; owns no business logic. */
@@ -15,7 +23,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true })],
+      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule],
     };
   }
 }

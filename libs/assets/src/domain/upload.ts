@@ -82,6 +82,7 @@ export type UploadState =
       readonly blob_keys: readonly string[];
       readonly error_code: string | null;
       readonly asset_id: string | null;
+      readonly completed_at: string | null;
     });
 
 export type Upload = Exclude<UploadState, { status: 'none' }>;
@@ -155,6 +156,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
           blob_keys: [],
           error_code: null,
           asset_id: null,
+          completed_at: null,
         };
       }
       case 'UploadReceiveStarted': {
@@ -181,7 +183,15 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
       }
       case 'UploadCompleted': {
         const s = existing(state);
-        return { ...s, status: 'completed', receive: null, asset_id: event.data.asset_id, blob_key: event.data.blob_key, error_code: null };
+        return {
+          ...s,
+          status: 'completed',
+          receive: null,
+          asset_id: event.data.asset_id,
+          blob_key: event.data.blob_key,
+          error_code: null,
+          completed_at: event.data.completed_at,
+        };
       }
       case 'UploadExpired': {
         const s = existing(state);

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
+import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/tasks';
+import { UPLOAD_EVENT_TYPES, uploadDecider, type Upload, type UploadEvent } from '../domain/upload';
+
+/** Upload sessions by account: the session limit and the expiry job read it. */
+export const UPLOADS = 'assets_uploads';
+export type UploadDoc = Upload & { _id: string } & Record<string, unknown>;
+
+/** Tasks that reference assets: `active` while the task has not ended (ASSET_IN_USE). */
+export const TASK_ASSET_REFS = 'assets_task_refs';
+export type TaskAssetRefDoc = {
+  _id: string;
+  account_id: string;
+  asset_ids: string[];
+  active: boolean;
+} & Record<string, unknown>;
+
+abstract class WrappedProjection implements Projection {
+  protected abstract readonly inner: Projection;
+  get name() {
+    return this.inner.name;
+  }
+  get collections() {
+    return this.inner.collections;
+  }
+  get handles() {
+    return this.inner.handles;
+  }
+  setup(target: ProjectionTarget) {
+    return this.inner.setup?.(target) ?? Promise.resolve();
+  }
+  apply(event: RecordedEvent, target: ProjectionTarget) {
+    return this.inner.apply(event, target);
+  }
+}
+
+/** One document per upload: the upload's state, folded by the decider's own `evolve`. */
+@AsProjection()
+@Injectable()
+export class UploadsProjection extends WrappedProjection {
+  protected readonly inner = documentProjection<Upload & Record<string, unknown>>({
+    name: 'assets.uploads',
+    collection: UPLOADS,
+    handles: UPLOAD_EVENT_TYPES,
+    documentId: (e) => (e.data as { upload_id: string }).upload_id,
+    indexes: [{ keys: { account_id: 1, status: 1 } }, { keys: { status: 1, expires_at: 1 } }],
+    evolve(doc, event) {
+      const next = uploadDecider.evolve(doc ?? uploadDecider.initialState(), event as unknown as UploadEvent);
+      return next.status === 'none' ? null : (next as Upload & Record<string, unknown>);
+    },
+  });
+}
+
+/** Which unfinished tasks read which assets (from the tasks context's integration events). */
+@AsProjection()
+@Injectable()
+export class TaskAssetRefsProjection extends WrappedProjection {
+  protected readonly inner = documentProjection<Omit<TaskAssetRefDoc, '_id'>>({
+    name: 'assets.task_refs',
+    collection: TASK_ASSET_REFS,
+    handles: ['TaskCreated', ...TASK_TERMINAL_EVENTS],
+    documentId: (e) => (e.data as { task_id: string }).task_id,
+    indexes: [{ keys: { asset_ids: 1, active: 1 } }],
+    evolve(doc, event) {
+      const e = event as unknown as TaskIntegrationEvent;
+      if (e.type === 'TaskCreated') {
+        if (!e.data.asset_ids?.length) return null;
+        return { account_id: e.data.account_id, asset_ids: [...e.data.asset_ids], active: true };
+      }
+      return doc ? { ...doc, active: false } : null;
+    },
+  });
+}
