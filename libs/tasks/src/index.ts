@@ -1,1 +1,2 @@
 export * from './contracts/task-events';
+export { TasksModule } from './tasks.module';

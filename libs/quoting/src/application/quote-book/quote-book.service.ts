@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { QuoteBook, type LockedQuote } from '../../contracts/quote-book';
+import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';
+
+const ID = /^qt_[0-9a-z]{1,60}$/;
+
+export function lockedQuote(t: QuoteTerms): LockedQuote {
+  return {
+    quoteId: t.quote_id,
+    accountId: t.account_id,
+    model: t.model,
+    resolvedModel: t.resolved_model,
+    capability: t.capability,
+    modality: t.modality,
+    params: t.params,
+    assetIds: t.asset_ids,
+    voiceId: t.voice_id,
+    supplier: t.supplier,
+    currency: t.currency,
+    priceVersion: t.price_version,
+    estimatedAmount: Money.parse(t.estimated_amount),
+    maxAmount: Money.parse(t.max_amount),
+    expiresAt: t.expires_at,
+  };
+}
+
+/** The quoting context's side of task creation: check, lock and release quotes. */
+@Injectable()
+export class QuoteBookService extends QuoteBook {
+  constructor(
+    @Inject(EventStore) private readonly events: EventStore,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  override async usable(quoteId: string, accountId: string): Promise<LockedQuote> {
+    const state = await this.load(quoteId);
+    const reason = quoteUnusableReason(state, quoteId, accountId, this.clock.now());
+    if (reason) throw reason;
+    return lockedQuote((state as Extract<QuoteState, { terms: QuoteTerms }>).terms);
+  }
+
+  override async accept(quoteId: string, accountId: string, taskId: string): Promise<{ quote: LockedQuote; position?: bigint }> {
+    if (!ID.test(quoteId)) throw new AppError('NOT_FOUND', `quote ${quoteId} not found`);
+    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, {
+      type: 'AcceptQuote',
+      quoteId,
+      accountId,
+      taskId,
+      now: this.clock.now(),
+    });
+    const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
+    return { quote: lockedQuote(state.terms), position: result.position };
+  }
+
+  override async release(quoteId: string, taskId: string): Promise<{ position?: bigint }> {
+    if (!ID.test(quoteId)) return {};
+    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', quoteId, taskId, now: this.clock.now() });
+    return { position: result.position };
+  }
+
+  private async load(quoteId: string): Promise<QuoteState> {
+    if (!ID.test(quoteId)) return quoteDecider.initialState();
+    return (await loadAggregate(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider)).state;
+  }
+}

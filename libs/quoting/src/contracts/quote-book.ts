@@ -1,0 +1,35 @@
+import type { Micros } from '@gensvc/shared';
+
+/** A quote's terms as the tasks context locks them. */
+export interface LockedQuote {
+  readonly quoteId: string;
+  readonly accountId: string;
+  readonly model: string;
+  readonly resolvedModel: string;
+  readonly capability: string;
+  readonly modality: string;
+  /** Validated input with defaults (input merged with options). */
+  readonly params: Record<string, unknown>;
+  readonly assetIds: readonly string[];
+  readonly voiceId: string | null;
+  /** Supplier channel of the model (internal). */
+  readonly supplier: string;
+  readonly currency: 'CNY';
+  readonly priceVersion: string;
+  readonly estimatedAmount: Micros;
+  readonly maxAmount: Micros;
+  readonly expiresAt: string;
+}
+
+/** What the tasks context may ask of the quoting context. */
+export abstract class QuoteBook {
+  /**
+   * The terms of a quote the account could lock with a new task now. NOT_FOUND (unknown or
+   * another account's), QUOTE_EXPIRED, QUOTE_ALREADY_USED otherwise. Changes nothing.
+   */
+  abstract usable(quoteId: string, accountId: string): Promise<LockedQuote>;
+  /** Locks the quote for `taskId` (QuoteAccepted). Idempotent per task id; same errors as `usable`. */
+  abstract accept(quoteId: string, accountId: string, taskId: string): Promise<{ quote: LockedQuote; position?: bigint }>;
+  /** Gives the lock of `taskId` back (a rolled-back creation); `taskId` can never lock it again. Idempotent. */
+  abstract release(quoteId: string, taskId: string): Promise<{ position?: bigint }>;
+}

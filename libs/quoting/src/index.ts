@@ -1,0 +1,2 @@
+export * from './contracts/quote-book';
+export { QuotingModule } from './quoting.module';

@@ -1,0 +1,30 @@
+import type { Clock, EventStore, Principal } from '@gensvc/shared';
+import type { Catalogue } from '@gensvc/catalogue';
+import type { AssetRegistry } from '@gensvc/assets';
+import type { VoiceRegistry } from '@gensvc/voices';
+import type { QuoteBook } from '../contracts/quote-book';
+import { IssueQuoteHandler, type QuoteResponse } from '../application/issue-quote/issue-quote.handler';
+import { QuoteBookService } from '../application/quote-book/quote-book.service';
+
+export interface QuotingForTests {
+  readonly book: QuoteBook;
+  issue(request: {
+    principal: Pick<Principal, 'accountId' | 'connectionId'>;
+    model: string;
+    capability: string;
+    input: Record<string, unknown>;
+    options?: Record<string, unknown>;
+  }): Promise<QuoteResponse>;
+}
+
+/** The real quoting application over a given event store, for other contexts' tests (no Nest). */
+export function createQuotingForTests(deps: {
+  events: EventStore;
+  catalogue: Catalogue;
+  assets: AssetRegistry;
+  voices: VoiceRegistry;
+  clock: Clock;
+}): QuotingForTests {
+  const issuer = new IssueQuoteHandler(deps.events, deps.catalogue, deps.assets, deps.voices, deps.clock);
+  return { book: new QuoteBookService(deps.events, deps.clock), issue: (r) => issuer.execute(r) };
+}

@@ -1,0 +1,89 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { IsOptional, IsString, MinLength } from 'class-validator';
+import { AppError, CurrentPrincipal, EventStore, RequireScope, SubscriptionEngine, type Principal } from '@gensvc/shared';
+import { CreateTaskHandler } from '../application/create-task/create-task.handler';
+import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
+import { parseListQuery } from '../application/task-list/list-query';
+import { TaskQueries, type Page } from '../application/task-list/task-queries';
+import { taskView, type BillView, type CancelView, type TaskView } from '../application/task-views';
+
+/** Body of POST /v1/tasks: exactly these fields. */
+export class CreateTaskBody {
+  @IsString() @MinLength(1) quote_id!: string;
+  @IsOptional() @IsString() title?: string;
+}
+
+/** Header Idempotency-Key: 8 to 150 characters. */
+export function idempotencyKeyOf(value: string | string[] | undefined): string {
+  if (value === undefined || value === '') throw new AppError('VALIDATION_ERROR', 'Idempotency-Key: header is required (8 to 150 characters)');
+  if (typeof value !== 'string') throw new AppError('VALIDATION_ERROR', 'Idempotency-Key: give the header once');
+  if (value.length < 8 || value.length > 150) throw new AppError('VALIDATION_ERROR', 'Idempotency-Key: must be 8 to 150 characters');
+  return value;
+}
+
+/** title: trimmed, then 1 to 200 characters; absent → null. */
+export function titleOf(title: string | undefined): string | null {
+  if (title === undefined || title === null) return null;
+  const trimmed = title.trim();
+  if (trimmed.length < 1 || [...trimmed].length > 200) throw new AppError('VALIDATION_ERROR', 'title: must be 1 to 200 characters after trimming');
+  return trimmed;
+}
+
+@Controller('v1')
+export class TasksController {
+  constructor(
+    private readonly create: CreateTaskHandler,
+    private readonly cancel: CancelTaskHandler,
+    private readonly queries: TaskQueries,
+    private readonly engine: SubscriptionEngine,
+    private readonly events: EventStore,
+  ) {}
+
+  @Post('tasks')
+  @HttpCode(202)
+  @RequireScope('create')
+  async createTask(
+    @CurrentPrincipal() principal: Principal,
+    @Headers('idempotency-key') key: string | undefined,
+    @Body() body: CreateTaskBody,
+  ): Promise<TaskView> {
+    const idempotencyKey = idempotencyKeyOf(key);
+    const title = titleOf(body.title);
+    const result = await this.create.execute({ principal, idempotencyKey, quoteId: body.quote_id, title });
+    // A repeat appends nothing itself, yet the first request's events must be readable too.
+    await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
+    return taskView(result.task);
+  }
+
+  @Get('tasks')
+  @RequireScope('read')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<Page<TaskView>> {
+    return this.queries.tasks(principal.accountId, parseListQuery(query));
+  }
+
+  @Get('tasks/:id')
+  @RequireScope('read')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TaskView> {
+    return this.queries.task(principal.accountId, id);
+  }
+
+  @Post('tasks/:id/cancel')
+  @RequireScope('create')
+  async cancelTask(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CancelView> {
+    const result = await this.cancel.execute(principal, id);
+    await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
+    res.status(result.httpStatus);
+    return result.view;
+  }
+
+  @Get('billing')
+  @RequireScope('read')
+  billing(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<Page<BillView>> {
+    return this.queries.bills(principal.accountId, parseListQuery(query));
+  }
+}

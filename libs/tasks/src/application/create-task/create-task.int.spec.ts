@@ -1,0 +1,285 @@
+import type { Readable } from 'node:stream';
+import {
+  AppError,
+  EventStore,
+  FixedClock,
+  SqliteEventStore,
+  loadAggregate,
+  streamName,
+  type AppendResult,
+  type DomainEvent,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type RecordedEvent,
+} from '@gensvc/shared';
+import { Catalogue } from '@gensvc/catalogue';
+import { AssetRegistry, type UsableAsset } from '@gensvc/assets';
+import { VoiceRegistry } from '@gensvc/voices';
+import type { WalletCommands } from '@gensvc/wallet';
+import { createWalletForTests } from '@gensvc/wallet/testing/wallet-test-kit';
+import { createQuotingForTests, type QuotingForTests } from '@gensvc/quoting/testing/quoting-test-kit';
+import { TASK_CREATION_STREAM, taskCreationDecider } from '../../domain/task-creation';
+import { TaskStore } from '../task-store';
+import { CreateTaskHandler, creationIdOf } from './create-task.handler';
+
+/** Assets of the test: every id is usable. */
+class FakeAssetRegistry extends AssetRegistry {
+  async requireUsable(_a: string, ids: readonly string[]): Promise<UsableAsset[]> {
+    return ids.map((id) => ({ id, name: id, mime: 'image/png', size: 1, checksum: '0'.repeat(64) }));
+  }
+  async open(): Promise<Readable> {
+    throw new Error('not used');
+  }
+  async registerOutput(): Promise<string> {
+    throw new Error('not used');
+  }
+}
+
+class FakeVoiceRegistry extends VoiceRegistry {
+  async requireUsable(_a: string, id: string) {
+    return { id, supplierVoiceId: id };
+  }
+  async register(): Promise<string> {
+    throw new Error('not used');
+  }
+}
+
+/** A real embedded event store that can be told to fail the next append to some stream (a crash). */
+class CrashingEventStore extends EventStore {
+  private crashes: { prefix: string; remaining: number }[] = [];
+  constructor(readonly inner: SqliteEventStore) {
+    super();
+  }
+  crashOnNextAppend(prefix: string, times = 1): void {
+    this.crashes.push({ prefix, remaining: times });
+  }
+  override async appendToStream<E extends DomainEvent>(s: string, events: readonly NewEvent<E>[], o?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+    const crash = this.crashes.find((c) => c.remaining > 0 && s.startsWith(c.prefix));
+    if (crash) {
+      crash.remaining--;
+      throw new Error(`simulated crash before appending to ${s}`);
+    }
+    return this.inner.appendToStream(s, events, o);
+  }
+  override readStream<E extends DomainEvent>(s: string, o?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]> {
+    return this.inner.readStream(s, o);
+  }
+  override readAll(o?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.inner.readAll(o);
+  }
+  override headPosition(): Promise<bigint> {
+    return this.inner.headPosition();
+  }
+  override onAppended(l: () => void): () => void {
+    return this.inner.onAppended(l);
+  }
+  override ping(): Promise<void> {
+    return this.inner.ping();
+  }
+  override close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+describe('task creation (application, embedded event store)', () => {
+  let events: CrashingEventStore;
+  let clock: FixedClock;
+  let wallet: WalletCommands;
+  let quoting: QuotingForTests;
+  let handler: CreateTaskHandler;
+  const catalogue = Catalogue.load();
+  let n = 0;
+  const principal = () => ({ accountId: `acc_${++n}`, connectionId: `key_${n}` });
+
+  beforeEach(() => {
+    events = new CrashingEventStore(new SqliteEventStore(':memory:'));
+    clock = new FixedClock(new Date());
+    wallet = createWalletForTests(events, clock);
+    quoting = createQuotingForTests({ events, catalogue, assets: new FakeAssetRegistry(), voices: new FakeVoiceRegistry(), clock });
+    handler = new CreateTaskHandler(new TaskStore(events, clock), quoting.book, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry());
+  });
+  afterEach(() => events.close());
+
+  /** A text quote of 0.02 CNY (or an image quote of `count` × 0.2). */
+  const quoteFor = async (p: { accountId: string; connectionId: string }, count?: number) =>
+    (
+      await quoting.issue(
+        count
+          ? { principal: p, model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'cat', count } }
+          : { principal: p, model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hi' } },
+      )
+    ).quote_id;
+
+  const code = async (p: Promise<unknown>): Promise<string> => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof AppError) return err.code;
+      throw err;
+    }
+    return 'OK';
+  };
+
+  it('locks the quote, reserves max_amount and creates the task', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteId = await quoteFor(p);
+    const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: 'first' });
+    expect(task).toMatchObject({ status: 'queued', quote_id: quoteId, max_amount: '0.020000', settlement_status: 'reserved', title: 'first' });
+    expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
+    const quoteEvents = await events.readStream(streamName('quote', quoteId));
+    expect(quoteEvents.map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted']);
+    const walletEvents = await events.readStream(streamName('wallet', p.accountId));
+    expect(walletEvents.map((e) => e.type)).toEqual(['FundsCredited', 'FundsReserved']);
+    expect(walletEvents[1].metadata.schemaVersion).toBe(1);
+  });
+
+  it('answers a repeat with the same key and body with the same task and no second reservation', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteId = await quoteFor(p);
+    const a = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
+    const b = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
+    expect(b.task.task_id).toBe(a.task.task_id);
+    expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+  });
+
+  it('creates one task for 20 concurrent identical requests', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteId = await quoteFor(p);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => handler.execute({ principal: p, idempotencyKey: 'same-key-123', quoteId, title: 'x' })),
+    );
+    expect(new Set(results.map((r) => r.task.task_id)).size).toBe(1);
+    const walletEvents = await events.readStream(streamName('wallet', p.accountId));
+    expect(walletEvents.filter((e) => e.type === 'FundsReserved')).toHaveLength(1);
+    expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+  });
+
+  it('refuses another body under a used key, another key for a used quote, and an expired quote', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const q1 = await quoteFor(p);
+    const q2 = await quoteFor(p);
+    await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q1, title: null });
+    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q2, title: null }))).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q1, title: 'other' }))).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000002', quoteId: q1, title: null }))).toBe('QUOTE_ALREADY_USED');
+    clock.advance(15 * 60_000);
+    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000003', quoteId: q2, title: null }))).toBe('QUOTE_EXPIRED');
+  });
+
+  it("answers another account's quote as not found", async () => {
+    const owner = principal();
+    const other = principal();
+    await wallet.credit(other.accountId, '1.00');
+    const quoteId = await quoteFor(owner);
+    expect(await code(handler.execute({ principal: other, idempotencyKey: 'key-00000001', quoteId, title: null }))).toBe('NOT_FOUND');
+    expect(await code(handler.execute({ principal: other, idempotencyKey: 'key-00000002', quoteId: 'qt_nope', title: null }))).toBe('NOT_FOUND');
+  });
+
+  it('refuses short funds with INSUFFICIENT_FUNDS, reserves nothing, and the same key works after a credit', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '0.10');
+    const quoteId = await quoteFor(p, 1); // 0.20
+    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null }))).toBe('INSUFFICIENT_FUNDS');
+    expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '0.100000', reserved: '0.000000', available: '0.100000' });
+    expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued']);
+    await wallet.credit(p.accountId, '0.10');
+    const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
+    expect(task.max_amount).toBe('0.200000');
+    expect((await wallet.view(p.accountId)).available).toBe('0.000000');
+  });
+
+  it('never reserves more than is available under concurrent creations on one wallet', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteIds = await Promise.all(Array.from({ length: 12 }, () => quoteFor(p, 1))); // 12 × 0.20 against 1.00
+    const outcomes = await Promise.all(quoteIds.map((quoteId, i) => code(handler.execute({ principal: p, idempotencyKey: `key-conc-${i}`, quoteId, title: null }))));
+    expect(outcomes.filter((o) => o === 'OK')).toHaveLength(5);
+    expect(outcomes.filter((o) => o !== 'OK').every((o) => o === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '1.000000', available: '0.000000' });
+  });
+
+  describe('a crash between the appends', () => {
+    const intentOf = async (accountId: string, key: string) =>
+      (await loadAggregate(events, streamName(TASK_CREATION_STREAM, creationIdOf(accountId, key)), taskCreationDecider)).state.intent!;
+
+    it('after the reservation, before the task: a retry (or the recovery) creates the task once', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      events.crashOnNextAppend('task-');
+      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-01', quoteId, title: null })).rejects.toThrow(/simulated crash/);
+      expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+      const intent = await intentOf(p.accountId, 'key-crash-01');
+      expect(await events.readStream(streamName('task', intent.task_id))).toHaveLength(0);
+
+      clock.advance(20 * 60_000); // the quote expires meanwhile: the lock it holds still counts
+      const recovered = await handler.drive(intent);
+      expect(recovered.task).toMatchObject({ task_id: intent.task_id, status: 'queued' });
+      const retry = await handler.execute({ principal: p, idempotencyKey: 'key-crash-01', quoteId, title: null });
+      expect(retry.task.task_id).toBe(intent.task_id);
+      expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
+    });
+
+    it('after the quote lock, before the reservation, funds gone meanwhile: rolled back, quote free again', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '0.20');
+      const quoteId = await quoteFor(p, 1); // 0.20
+      events.crashOnNextAppend('wallet-');
+      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-02', quoteId, title: null })).rejects.toThrow(/simulated crash/);
+      const intent = await intentOf(p.accountId, 'key-crash-02');
+      expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted']);
+
+      // another task takes the money before the recovery runs
+      const other = await quoteFor(p, 1);
+      await handler.execute({ principal: p, idempotencyKey: 'key-other-01', quoteId: other, title: null }).catch(() => undefined);
+      expect((await wallet.view(p.accountId)).available).toBe('0.000000');
+
+      expect(await code(handler.drive(intent))).toBe('INSUFFICIENT_FUNDS');
+      const taskEvents = await events.readStream(streamName('task', intent.task_id));
+      expect(taskEvents.map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
+      expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted', 'QuoteReleased']);
+      // the same key answers the same refusal; the quote can be used again with a new key once funds exist
+      expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-crash-02', quoteId, title: null }))).toBe('INSUFFICIENT_FUNDS');
+      await wallet.credit(p.accountId, '0.20');
+      const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-crash-03', quoteId, title: null });
+      expect(task.quote_id).toBe(quoteId);
+      // the rolled-back task id can never reserve
+      expect(await code(wallet.reserve({ accountId: p.accountId, reservationId: intent.task_id, taskId: intent.task_id, amount: 1n }))).toBe('CONFLICT');
+    });
+
+    it('after the rejection, before the rollback: the next run finishes the rollback', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '0.20');
+      const quoteId = await quoteFor(p, 1);
+      const spender = await quoteFor(p, 1);
+      events.crashOnNextAppend('wallet-');
+      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-04', quoteId, title: null })).rejects.toThrow();
+      await handler.execute({ principal: p, idempotencyKey: 'key-spend-01', quoteId: spender, title: null });
+      const intent = await intentOf(p.accountId, 'key-crash-04');
+      events.crashOnNextAppend('quote-'); // the release of the quote lock fails once
+      await expect(handler.drive(intent)).rejects.toThrow(/simulated crash/);
+      expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected']);
+      expect(await code(handler.drive(intent))).toBe('INSUFFICIENT_FUNDS');
+      expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
+      expect((await events.readStream(streamName('quote', quoteId))).at(-1)?.type).toBe('QuoteReleased');
+    });
+
+    it('executors racing on one intent converge on one outcome', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      events.crashOnNextAppend('task-');
+      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-05', quoteId, title: null })).rejects.toThrow();
+      const intent = await intentOf(p.accountId, 'key-crash-05');
+      const results = await Promise.all(Array.from({ length: 8 }, () => handler.drive(intent)));
+      expect(new Set(results.map((r) => r.task.task_id))).toEqual(new Set([intent.task_id]));
+      expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
+      expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AsProjection,
+  Money,
+  documentProjection,
+  streamCategory,
+  type IndexSpec,
+  type Projection,
+  type ProjectionTarget,
+  type RecordedEvent,
+} from '@gensvc/shared';
+import { TASK_STREAM } from '../../contracts/task-events';
+import { TASK_EVENT_TYPES, taskDecider, type TaskEvent, type TaskRecord } from '../../domain/task';
+
+export const TASKS = 'tasks';
+
+/**
+ * One document per task, read by GET /v1/tasks, GET /v1/tasks/{id} and GET /v1/billing
+ * (a bill is another view of the same document). The task's input (`params`) is not kept.
+ */
+export type TaskDoc = Omit<TaskRecord, 'params'> & {
+  /** Net charged amount in micro-units once settled (0 when released), null while reserved. */
+  net_charged: number | null;
+};
+
+export const TASK_INDEXES: IndexSpec[] = [
+  { keys: { account_id: 1, created_at: -1, _id: -1 }, name: 'account_created' },
+  { keys: { account_id: 1, status: 1, created_at: -1 }, name: 'account_status_created' },
+  { keys: { account_id: 1, settlement_status: 1, created_at: -1 }, name: 'account_settlement_created' },
+  { keys: { account_id: 1, modality: 1, created_at: -1 }, name: 'account_modality_created' },
+  { keys: { account_id: 1, connection_id: 1, created_at: -1 }, name: 'account_connection_created' },
+  { keys: { account_id: 1, net_charged: 1 }, name: 'account_net_charged' },
+];
+
+/** Folds one event into a task document with the task decider's own `evolve`. */
+export function evolveTaskDoc(doc: TaskDoc | null, event: TaskEvent): TaskDoc | null {
+  if (!doc && event.type !== 'TaskCreated') return null;
+  const state = taskDecider.evolve(doc ? { kind: 'task', task: { ...doc, params: {} } } : taskDecider.initialState(), event);
+  if (state.kind !== 'task') return null;
+  const { params: _params, ...record } = state.task;
+  const net = record.settlement_status === 'reserved' ? null : Number(Money.parse(record.charged_amount ?? '0'));
+  return { ...record, net_charged: net };
+}
+
+@AsProjection()
+@Injectable()
+export class TasksProjection implements Projection {
+  private readonly inner = documentProjection<TaskDoc & Record<string, unknown>>({
+    name: 'tasks.tasks',
+    collection: TASKS,
+    handles: TASK_EVENT_TYPES.filter((t) => t !== 'TaskCreationRejected' && t !== 'TaskCreationRolledBack'),
+    documentId: (e) => (streamCategory(e.streamName) === TASK_STREAM ? (e.data as { task_id: string }).task_id : null),
+    indexes: TASK_INDEXES,
+    evolve: (doc, event) => evolveTaskDoc(doc as TaskDoc | null, { type: event.type, data: event.data } as TaskEvent) as (TaskDoc & Record<string, unknown>) | null,
+  });
+  readonly name = this.inner.name;
+  readonly collections = this.inner.collections;
+  readonly handles = this.inner.handles;
+
+  setup(target: ProjectionTarget): Promise<void> {
+    return this.inner.setup?.(target) ?? Promise.resolve();
+  }
+
+  apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
+    return this.inner.apply(event, target);
+  }
+}

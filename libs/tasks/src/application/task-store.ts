@@ -1,0 +1,26 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock, EventStore, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { TASK_STREAM } from '../contracts/task-events';
+import { taskDecider, type TaskCommand, type TaskEvent, type TaskState } from '../domain/task';
+
+/** Commands on task streams (`task-<task_id>`) through the kernel's handleCommand. */
+@Injectable()
+export class TaskStore {
+  constructor(
+    @Inject(EventStore) readonly events: EventStore,
+    readonly clock: Clock,
+  ) {}
+
+  async load(taskId: string): Promise<TaskState> {
+    return (await loadAggregate(this.events, streamName(TASK_STREAM, taskId), taskDecider)).state;
+  }
+
+  async handle(taskId: string, command: TaskCommand): Promise<{ state: TaskState; events: readonly TaskEvent[]; position?: bigint }> {
+    const r = await handleCommand(this.events, streamName(TASK_STREAM, taskId), taskDecider, command, { retries: 20 });
+    return { state: r.state, events: r.events, position: r.position };
+  }
+
+  now(): Date {
+    return this.clock.now();
+  }
+}
