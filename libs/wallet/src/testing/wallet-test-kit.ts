@@ -1,0 +1,8 @@
+import type { Clock, EventStore } from '@gensvc/shared';
+import type { WalletCommands } from '../contracts/wallet-commands';
+import { WalletService } from '../application/wallet.service';
+
+/** The real wallet command side over a given event store, for other contexts' tests (no Nest). */
+export function createWalletForTests(events: EventStore, clock: Clock): WalletCommands {
+  return new WalletService(events, clock);
+}
