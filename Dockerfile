@@ -1,0 +1,33 @@
+# The gensvc API (and the admin CLI) as a container image.
+#   docker build -t gensvc .
+#   docker run -p 3000:3000 -v gensvc-data:/data gensvc          # embedded stores under /data
+# docker-compose.yml runs it against EventStoreDB, MongoDB and MinIO.
+
+FROM node:20-bookworm AS build
+WORKDIR /app
+# better-sqlite3 compiles with node-gyp when no prebuilt binary fits; this image has the toolchain.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY apps apps
+COPY libs libs
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY --from=build /app/libs/catalogue/catalogue libs/catalogue/catalogue
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Admin CLI inside the container: node dist/apps/admin/src/main.js <command>
+CMD ["node", "dist/apps/api/src/main.js"]
