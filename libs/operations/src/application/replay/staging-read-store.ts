@@ -204,7 +204,11 @@ class StagingCollection implements Collection<Doc> {
     const fields = Object.keys(spec.keys);
     if (this.uniques.some((u) => u.fields.join() === fields.join())) return;
     const owners = new Map<string, string>();
-    for (const d of this.docs.values()) owners.set(indexKey(d, fields), d._id);
+    for (const d of this.docs.values()) {
+      const key = indexKey(d, fields);
+      if (owners.has(key)) throw new DuplicateKeyError(this._name, `${fields.join(',')}=${key}`);
+      owners.set(key, d._id);
+    }
     this.uniques.push({ fields, owners });
   }
 

@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import { MemoryReadStore, type Collection, type Doc, type Filter } from '@gensvc/shared';
+import { StagingReadStore, copy } from './staging-read-store';
+
+const ids = fc.constantFrom('a', 'b', 'c', 'd');
+const statuses = fc.constantFrom('new', 'done', null);
+const emails = fc.constantFrom('x@e', 'y@e', 'z@e');
+const tags = fc.constantFrom('t1', 't2');
+
+const docArb = fc.record({
+  _id: ids,
+  _pos: fc.integer({ min: 0, max: 5 }),
+  status: statuses,
+  n: fc.integer({ min: 0, max: 5 }),
+  email: emails,
+  tags: fc.array(tags, { maxLength: 2 }),
+  nested: fc.record({ k: fc.constantFrom('p', 'q') }),
+});
+
+const filterArb: fc.Arbitrary<Filter> = fc.oneof(
+  ids.map((_id) => ({ _id })),
+  fc.tuple(ids, fc.integer({ min: 0, max: 5 })).map(([_id, _pos]) => ({ _id, _pos })),
+  statuses.map((status) => ({ status })),
+  tags.map((t) => ({ tags: t })),
+  fc.constantFrom('p', 'q').map((k) => ({ 'nested.k': k })),
+  fc.integer({ min: 0, max: 5 }).map((n) => ({ n: { $gt: n } })),
+  fc.constant({ status: { $in: ['new', null] } }),
+  fc.constant({ missing: null }),
+  fc.constant({}),
+);
+
+const updateArb = fc.oneof(
+  statuses.map((status) => ({ $set: { status } })),
+  fc.integer({ min: -2, max: 2 }).map((by) => ({ $inc: { n: by } })),
+  emails.map((email) => ({ $set: { email }, $setOnInsert: { n: 0 } })),
+  tags.map((t) => ({ $push: { tags: t } })),
+);
+
+type Op =
+  | { op: 'insertOne'; doc: Doc }
+  | { op: 'replaceOne'; filter: Filter; doc: Doc; upsert: boolean }
+  | { op: 'updateOne'; filter: Filter; update: Record<string, unknown>; upsert: boolean }
+  | { op: 'updateMany'; filter: Filter; update: Record<string, unknown> }
+  | { op: 'deleteOne' | 'deleteMany' | 'findOne' | 'count'; filter: Filter }
+  | { op: 'find'; filter: Filter; limit: number }
+  | { op: 'uniqueEmail' };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  docArb.map((doc) => ({ op: 'insertOne' as const, doc })),
+  fc.record({ filter: filterArb, doc: docArb, upsert: fc.boolean() }).map((r) => ({ op: 'replaceOne' as const, ...r })),
+  fc.record({ filter: fc.oneof(ids.map((_id) => ({ _id })), filterArb), update: updateArb, upsert: fc.boolean() }).map((r) => ({ op: 'updateOne' as const, ...r })),
+  fc.record({ filter: filterArb, update: updateArb }).map((r) => ({ op: 'updateMany' as const, ...r })),
+  fc.record({ op: fc.constantFrom('deleteOne' as const, 'deleteMany' as const, 'findOne' as const, 'count' as const), filter: filterArb }),
+  fc.record({ filter: filterArb, limit: fc.integer({ min: 0, max: 3 }) }).map((r) => ({ op: 'find' as const, ...r })),
+  fc.constant({ op: 'uniqueEmail' as const }),
+);
+
+async function run(c: Collection, op: Op): Promise<unknown> {
+  try {
+    switch (op.op) {
+      case 'insertOne':
+        return await c.insertOne(op.doc);
+      case 'replaceOne':
+        return await c.replaceOne(op.filter, op.doc, { upsert: op.upsert });
+      case 'updateOne':
+        return await c.updateOne(op.filter, op.update, { upsert: op.upsert });
+      case 'updateMany':
+        return await c.updateMany(op.filter, op.update);
+      case 'deleteOne':
+        return await c.deleteOne(op.filter);
+      case 'deleteMany':
+        return await c.deleteMany(op.filter);
+      case 'findOne':
+        return await c.findOne(op.filter);
+      case 'count':
+        return await c.count(op.filter);
+      case 'find':
+        return await c.find(op.filter, { sort: { _id: 1 }, limit: op.limit });
+      case 'uniqueEmail':
+        return await c.createIndex({ keys: { email: 1 }, unique: true });
+    }
+  } catch (err) {
+    return { threw: (err as Error).name };
+  }
+}
+
+describe('StagingReadStore', () => {
+  it('behaves like the embedded read store for any sequence of operations', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => {
+        const reference = new MemoryReadStore().collection('c');
+        const staging = new StagingReadStore().collection('c');
+        for (const op of ops) {
+          expect(await run(staging, op)).toEqual(await run(reference, op));
+        }
+        expect(await staging.find({}, { sort: { _id: 1 } })).toEqual(await reference.find({}, { sort: { _id: 1 } }));
+        expect([...staging.all()].map((d) => d._id)).toEqual((await reference.find({})).map((d) => d._id));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands out copies, never its stored documents', async () => {
+    const c = new StagingReadStore().collection('c');
+    const doc = { _id: 'a', list: [1], nested: { x: 1 } };
+    await c.insertOne(doc);
+    doc.list.push(2);
+    const read = (await c.findOne({ _id: 'a' }))!;
+    expect(read).toEqual({ _id: 'a', list: [1], nested: { x: 1 } });
+    (read.nested as { x: number }).x = 9;
+    expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', list: [1], nested: { x: 1 } });
+  });
+
+  it('renames collections', async () => {
+    const s = new StagingReadStore();
+    await s.collection('a').insertOne({ _id: '1' });
+    await s.renameCollection('a', 'b');
+    expect(await s.listCollections()).toEqual(['b']);
+    expect(await s.collection('b').count({})).toBe(1);
+  });
+
+  it('copies JSON-like values deeply and other objects structurally', () => {
+    const date = new Date(0);
+    const v = { a: [1, { b: 'x' }], d: date, n: null };
+    const c = copy(v);
+    expect(c).toEqual(v);
+    expect(c.a).not.toBe(v.a);
+    expect(c.d).not.toBe(date);
+    expect(c.d).toEqual(date);
+  });
+});
