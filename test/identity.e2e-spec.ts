@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setLogDestination } from '@gensvc/shared';
 import { Authenticator, UploadTokens, routeTable } from '@gensvc/identity';
+import { WalletCommands } from '@gensvc/wallet';
 import { startTestApp, type TestApp } from './support/test-app';
 import { authorizeInBrowser, bearer, createAccount, createApiKey, createOAuthClient, oauthToken, revokeApiKey } from './support/accounts';
 
@@ -80,6 +81,11 @@ describe('accounts and API keys', () => {
     expect(await accepted(t, second.apiKey)).toBe(true);
   });
 
+  it('createAccount credits the wallet when asked', async () => {
+    const a = await createAccount(t, { credit: '7.25' });
+    expect(await t.app.get(WalletCommands, { strict: false }).view(a.accountId)).toMatchObject({ balance: '7.250000', available: '7.250000' });
+  });
+
   it('stores keys only as hashes', async () => {
     const a = await createAccount(t, { email: 'hash@example.com', password: 'never stored plainly' });
     const { readFileSync } = await import('node:fs');
@@ -125,6 +131,17 @@ describe('accounts and API keys', () => {
       const q = new URLSearchParams({ response_type: 'code', client_id: c.client_id as string, redirect_uri: 'http://127.0.0.1:9/cb', scope: 'read', state: 's' });
       const back = await authorizeInBrowser(t, `/authorize?${q}`, { email: 'cli@example.com', password: 'cli password 123' });
       expect(back.searchParams.get('code')).toMatch(/^gsc_/);
+    }, 60_000);
+
+    it('credits the new account with --credit', async () => {
+      const created = await admin(t.dataDir, 'account', 'create', '--name', 'Rich', '--credit', '12.5');
+      expect(created.code).toBe(0);
+      const acc = oneJson(created.stdout);
+      expect(Object.keys(acc).sort()).toEqual(['account_id', 'api_key']);
+      await within(1000, async () => (await t.app.get(WalletCommands, { strict: false }).view(acc.account_id as string)).balance === '12.500000');
+      const bad = await admin(t.dataDir, 'account', 'create', '--name', 'Poor', '--credit', '-3');
+      expect(bad.code).not.toBe(0);
+      expect(oneJson(bad.stdout)).toMatchObject({ error: { code: expect.stringMatching(/VALIDATION_ERROR|USAGE/) } });
     }, 60_000);
 
     it('fails with an error JSON on stdout and a non-zero exit', async () => {
