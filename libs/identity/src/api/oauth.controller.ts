@@ -319,7 +319,7 @@ export class OAuthController {
       this.redirect(res, redirectURI, params);
       return;
     }
-    if (!known && !(err instanceof oauth2orize.OAuth2Error)) this.logger.error({ err }, 'authorization request failed');
+    if (!known && !(err instanceof oauth2orize.OAuth2Error)) this.logger.error(`authorization request failed: ${(err as Error)?.message}`, (err as Error)?.stack);
     const status = known || err instanceof oauth2orize.OAuth2Error ? (e.status && e.status < 500 ? e.status : 400) : 500;
     res.status(status).type('html').send(errorPage(status === 500 ? 'Something went wrong on our side.' : (e.message ?? 'Invalid authorization request.')));
   }
@@ -413,7 +413,7 @@ export class OAuthController {
       message = e.message;
       status = error === 'invalid_client' ? 401 : error === 'server_error' ? 500 : 400;
     } else {
-      this.logger.error({ err }, 'token request failed');
+      this.logger.error(`token request failed: ${(err as Error)?.message}`, (err as Error)?.stack);
     }
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json({ error, error_description: message });
