@@ -7,10 +7,10 @@ import { Catalogue } from '@gensvc/catalogue';
  */
 export function catalogueWithHttpChannel(channel = 'acme'): string {
   const base = Catalogue.load();
-  const models = base.models().map((m) => structuredClone(m) as Record<string, unknown> & { id: string; capabilities: readonly string[] });
+  const models = base.models().map((m) => structuredClone(m) as unknown as Record<string, unknown> & { id: string; name: string });
   const copy = (id: string, from: string, supplierModel: string) => {
     const m = models.find((x) => x.id === from)!;
-    return { ...structuredClone(m), id, name: `${m.name as string} (${channel})`, supplier: channel, supplier_model: supplierModel, resolved_model: `${id}-2026-11-01` };
+    return { ...structuredClone(m), id, name: `${m.name} (${channel})`, supplier: channel, supplier_model: supplierModel, resolved_model: `${id}-2026-11-01` };
   };
   models.push(
     copy(`${channel}-writer`, 'text-writer-lite', `${channel}-text-large`),
