@@ -10,6 +10,15 @@ import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 
 const SECRET = 'acme-callback-secret-0123456789';
+
+/** The task fields these tests read. */
+interface TaskBody {
+  status: string;
+  resolved_model: string;
+  output: { asset_ids: string[]; text?: string; voice_id?: string } | null;
+  error: { code: string; message: string } | null;
+  cancellation: { status: string };
+}
 const PUBLIC_BASE = 'http://127.0.0.1:9';
 
 /**
@@ -52,10 +61,10 @@ describe('HTTP supplier channel through the API', () => {
     const res = await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `key-${randomUUID()}`).send({ quote_id: q.body.quote_id }).expect(202);
     return res.body.id as string;
   };
-  const waitTask = async (id: string, done: (task: Record<string, any>) => boolean) => {
+  const waitTask = async (id: string, done: (task: TaskBody) => boolean): Promise<TaskBody> => {
     const until = Date.now() + 15_000;
     for (;;) {
-      const body = (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body;
+      const body = (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body as TaskBody;
       if (done(body)) return body;
       if (Date.now() > until) throw new Error(`task ${id}: ${JSON.stringify(body)}`);
       await new Promise((r) => setTimeout(r, 25));
@@ -74,11 +83,11 @@ describe('HTTP supplier channel through the API', () => {
     const answer = await supplier.finish(id, { status: 'succeeded', output: { text: 'Tides follow the moon.' } }, {});
     expect(answer).toEqual({ status: 200, body: JSON.stringify({ received: true }) });
     const done = await waitTask(id, (x) => x.status === 'succeeded');
-    expect(done.output.text).toBe('Tides follow the moon.');
+    expect(done.output!.text).toBe('Tides follow the moon.');
     expect(done.resolved_model).toBe('acme-writer-2026-11-01');
     expect(JSON.stringify(done)).not.toContain('acme-text-large');
     const chunks: Buffer[] = [];
-    for await (const c of await t.app.get(AssetRegistry, { strict: false }).open(done.output.asset_ids[0])) chunks.push(c as Buffer);
+    for await (const c of await t.app.get(AssetRegistry, { strict: false }).open(done.output!.asset_ids[0])) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString('utf8')).toBe('Tides follow the moon.');
   });
 
@@ -117,7 +126,7 @@ describe('HTTP supplier channel through the API', () => {
     expect(job.request.files).toHaveLength(1);
     expect(Buffer.from(job.request.files[0].content_base64, 'base64').equals(readFileSync(join(__dirname, 'fixtures', 'audio.wav')))).toBe(true);
     await supplier.finish(id, { status: 'succeeded', output: { voice_id: 'acme-v-77' } }, {});
-    const voiceId = (await waitTask(id, (x) => x.status === 'succeeded')).output.voice_id as string;
+    const voiceId = (await waitTask(id, (x) => x.status === 'succeeded')).output!.voice_id as string;
 
     const voice = await t.http().get(`/v1/voices/${voiceId}`).set(bearer(acc)).expect(200);
     expect(voice.body.models).toEqual(['acme-tts']);

@@ -7,6 +7,16 @@ import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 
 const VOICE_FIELDS = ['created_at', 'deletion', 'id', 'models', 'name', 'source_task_id', 'status', 'updated_at'];
+/** The task and voice fields these tests read. */
+interface TaskBody {
+  status: string;
+  output: { asset_ids: string[]; voice_id?: string } | null;
+}
+interface VoiceBody {
+  status: string;
+  deletion: { status: string; requested_at: string | null; completed_at: string | null };
+}
+
 const WAV = readFileSync(join(__dirname, 'fixtures', 'audio.wav'));
 
 describe('voices', () => {
@@ -27,8 +37,8 @@ describe('voices', () => {
     const quoteId = await quote(who, body);
     return (await t.http().post('/v1/tasks').set(bearer(who)).set('Idempotency-Key', `key-${randomUUID()}`).send({ quote_id: quoteId }).expect(202)).body.id as string;
   };
-  const task = async (who: TestAccount, id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(who)).expect(200)).body;
-  const waitTask = async (who: TestAccount, id: string, done: (task: Record<string, any>) => boolean) => {
+  const task = async (who: TestAccount, id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(who)).expect(200)).body as TaskBody;
+  const waitTask = async (who: TestAccount, id: string, done: (task: TaskBody) => boolean): Promise<TaskBody> => {
     const until = Date.now() + 15_000;
     for (;;) {
       const body = await task(who, id);
@@ -47,14 +57,14 @@ describe('voices', () => {
     const taskId = await createTask(who, { model: 'voice-clone-std', capability: 'voice.clone', input: { asset_ids: [assetId], name, consent_attested: true } });
     const done = await waitTask(who, taskId, (x) => x.status === 'succeeded' || x.status === 'failed');
     expect(done.status).toBe('succeeded');
-    return { taskId, voiceId: done.output.voice_id as string, done };
+    return { taskId, voiceId: done.output!.voice_id as string, done };
   };
   const getVoice = (who: TestAccount, id: string) => t.http().get(`/v1/voices/${id}`).set(bearer(who));
 
   it('voice cloning makes an owned voice: listed and readable, with its deletion state and the models that can use it', async () => {
     const { taskId, voiceId, done } = await cloneVoice(acc, 'Narrator');
     expect(voiceId).toMatch(/^voice_/);
-    expect(done.output.asset_ids).toHaveLength(1);
+    expect(done.output!.asset_ids).toHaveLength(1);
 
     const res = await getVoice(acc, voiceId).expect(200);
     expect(Object.keys(res.body).sort()).toEqual(VOICE_FIELDS);
@@ -116,7 +126,7 @@ describe('voices', () => {
 
     const spoken = await waitTask(acc, ttsTask, (x) => x.status === 'succeeded' || x.status === 'failed');
     expect(spoken.status).toBe('succeeded');
-    expect(spoken.output.asset_ids).toHaveLength(1);
+    expect(spoken.output!.asset_ids).toHaveLength(1);
 
     const del = await t.http().delete(`/v1/voices/${voiceId}`).set(bearer(acc)).expect(202);
     expect(del.body).toMatchObject({ id: voiceId, status: 'deleting', models: [], deletion: { status: 'queued', requested_at: expect.any(String), completed_at: null } });
@@ -124,7 +134,7 @@ describe('voices', () => {
     await t.http().delete(`/v1/voices/${voiceId}`).set(bearer(acc)).expect(202);
 
     const until = Date.now() + 10_000;
-    let body: Record<string, any>;
+    let body: VoiceBody;
     for (;;) {
       body = (await getVoice(acc, voiceId).expect(200)).body;
       if (body.status === 'deleted' || Date.now() > until) break;
