@@ -56,10 +56,42 @@ type Matcher = (doc: Doc) => boolean;
 const isPrimitive = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
-/** A matcher for the filter: direct comparisons for simple equality filters, mingo otherwise. */
+const COMPARISONS = new Set(['$eq', '$ne', '$lt', '$lte', '$gt', '$gte']);
+
+/** `{$lt: 5}`, `{$gte: 'a', $lt: 'b'}`: comparisons with a number or string operand. */
+function isSimpleCondition(v: unknown): v is Record<string, number | string> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return entries.length > 0 && entries.every(([op, x]) => COMPARISONS.has(op) && (typeof x === 'number' || typeof x === 'string'));
+}
+
+/** One comparison where the stored value has the operand's type (other cases go to mingo). */
+function compare(op: string, actual: number | string, x: number | string): boolean {
+  switch (op) {
+    case '$eq':
+      return actual === x;
+    case '$ne':
+      return actual !== x;
+    case '$lt':
+      return actual < x;
+    case '$lte':
+      return actual <= x;
+    case '$gt':
+      return actual > x;
+    default:
+      return actual >= x;
+  }
+}
+
+/**
+ * A matcher for the filter. Top-level equalities on primitives and comparisons of numbers or
+ * strings are evaluated directly (projections filter by `_id` and guard with `_pos`); whatever
+ * needs Mongo's finer rules (arrays, missing fields in comparisons, mixed types, other
+ * operators) goes to mingo, compiled once per filter.
+ */
 function matcher(filter: Filter): Matcher {
   const entries = Object.entries(filter);
-  const simple = entries.every(([k, v]) => !k.startsWith('$') && isPrimitive(v));
+  const simple = entries.every(([k, v]) => !k.startsWith('$') && (isPrimitive(v) || isSimpleCondition(v)));
   let query: Query | undefined;
   const viaMingo = (doc: Doc) => (query ??= new Query(filter)).test(doc);
   if (!simple) return viaMingo;
@@ -67,10 +99,81 @@ function matcher(filter: Filter): Matcher {
     for (const [path, expected] of entries) {
       const actual = getPath(doc, path);
       if (actual === NEEDS_MINGO) return viaMingo(doc);
-      if (expected === null ? actual !== null && actual !== undefined : actual !== expected) return false;
+      if (isPrimitive(expected)) {
+        if (expected === null ? actual !== null && actual !== undefined : actual !== expected) return false;
+        continue;
+      }
+      for (const [op, x] of Object.entries(expected as Record<string, number | string>)) {
+        if (typeof actual !== typeof x) return viaMingo(doc);
+        if (!compare(op, actual as number | string, x)) return false;
+      }
     }
     return true;
   };
+}
+
+const FAST_UPDATES = new Set(['$set', '$inc', '$unset']);
+
+/**
+ * Applies `$set`, `$inc` and `$unset` on plain paths directly; anything else (other
+ * operators, overlapping paths, arrays or non-objects on a path, `$inc` of a non-number)
+ * goes through mingo's updater, which gives Mongo's results and errors.
+ */
+function applyUpdateFast(doc: Doc, update: Update): void {
+  if (!canUpdateFast(doc, update)) {
+    applyUpdate(doc, update as never);
+    return;
+  }
+  for (const [op, fields] of Object.entries(update)) {
+    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
+      const keys = path.split('.');
+      const last = keys.pop()!;
+      let parent: Record<string, unknown> | undefined = doc;
+      for (const k of keys) {
+        if (parent[k] === undefined) {
+          if (op === '$unset') {
+            parent = undefined;
+            break;
+          }
+          parent[k] = {};
+        }
+        parent = parent[k] as Record<string, unknown>;
+      }
+      if (!parent) continue;
+      if (op === '$set') parent[last] = copy(value);
+      else if (op === '$unset') delete parent[last];
+      else parent[last] = ((parent[last] as number | undefined) ?? 0) + (value as number);
+    }
+  }
+}
+
+function canUpdateFast(doc: Doc, update: Update): boolean {
+  const ops = Object.entries(update);
+  if (!ops.every(([op, fields]) => FAST_UPDATES.has(op) && fields !== null && typeof fields === 'object' && !Array.isArray(fields))) return false;
+  const paths = ops.flatMap(([, fields]) => Object.keys(fields as object));
+  if (!paths.every((p, i) => p !== '_id' && !p.includes('$') && !p.split('.').includes('') && paths.every((q, j) => i === j || (p !== q && !q.startsWith(`${p}.`))))) {
+    return false;
+  }
+  for (const [op, fields] of ops) {
+    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
+      const keys = path.split('.');
+      const last = keys.pop()!;
+      let parent: Record<string, unknown> | undefined = doc;
+      for (const k of keys) {
+        const next: unknown = parent[k];
+        if (next === undefined) {
+          parent = undefined; // the rest of the path is created ($set, $inc) or absent ($unset)
+          break;
+        }
+        if (next === null || typeof next !== 'object' || Array.isArray(next)) return false;
+        parent = next as Record<string, unknown>;
+      }
+      const current = parent?.[last];
+      if (op === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) return false;
+      if (op === '$set' && value === undefined) return false;
+    }
+  }
+  return true;
 }
 
 const NEEDS_MINGO = Symbol('array on path');
@@ -154,7 +257,7 @@ class StagingCollection implements Collection<Doc> {
     const existing = this.first(filter);
     if (existing) {
       const next = copy(existing);
-      applyUpdate(next, stripOnInsert(update) as never);
+      applyUpdateFast(next, stripOnInsert(update));
       this.store(next, existing);
       return { matched: 1, upserted: false };
     }
@@ -162,7 +265,7 @@ class StagingCollection implements Collection<Doc> {
     const seed = equalities(filter);
     if (typeof seed._id !== 'string') throw new Error(`upsert into ${this._name} needs an _id equality in its filter`);
     const doc = seed as Doc;
-    applyUpdate(doc, withOnInsert(update) as never);
+    applyUpdateFast(doc, withOnInsert(update));
     await this.insertOne(doc);
     return { matched: 0, upserted: true };
   }
@@ -173,7 +276,7 @@ class StagingCollection implements Collection<Doc> {
     for (const d of [...this.candidates(filter)]) {
       if (!m(d)) continue;
       const next = copy(d);
-      applyUpdate(next, stripOnInsert(update) as never);
+      applyUpdateFast(next, stripOnInsert(update));
       this.store(next, d);
       matched++;
     }

@@ -24,6 +24,11 @@ const filterArb: fc.Arbitrary<Filter> = fc.oneof(
   tags.map((t) => ({ tags: t })),
   fc.constantFrom('p', 'q').map((k) => ({ 'nested.k': k })),
   fc.integer({ min: 0, max: 5 }).map((n) => ({ n: { $gt: n } })),
+  fc.tuple(ids, fc.integer({ min: 0, max: 6 })).map(([_id, p]) => ({ _id, _pos: { $lt: p } })),
+  fc
+    .tuple(fc.constantFrom('$eq', '$ne', '$lt', '$lte', '$gt', '$gte'), fc.constantFrom('n', '_pos', 'status', 'email', 'nested.k', 'tags', 'missing'), fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('done', 'new', 'y@e', 'p')))
+    .map(([op, field, v]) => ({ [field]: { [op]: v } })),
+  fc.constant({ n: { $gte: 1, $lt: 4 } }),
   fc.constant({ status: { $in: ['new', null] } }),
   fc.constant({ missing: null }),
   fc.constant({}),
@@ -34,6 +39,22 @@ const updateArb = fc.oneof(
   fc.integer({ min: -2, max: 2 }).map((by) => ({ $inc: { n: by } })),
   emails.map((email) => ({ $set: { email }, $setOnInsert: { n: 0 } })),
   tags.map((t) => ({ $push: { tags: t } })),
+  fc.constantFrom(
+    { $unset: { status: '' } },
+    { $unset: { 'nested.k': '' } },
+    { $unset: { 'deep.x': '' } },
+    { $set: { 'nested.k': 'q' } },
+    { $set: { 'deep.x.y': 1 } },
+    { $set: { list: [1, { a: 2 }] } },
+    { $inc: { 'deep.x.y': 2 } },
+    { $inc: { 'missing.n': 1, n: 1 } },
+    { $inc: { status: 1 } },
+    { $inc: { 'tags.0': 1 } },
+    { $set: { n: 1 }, $inc: { n: 1 } },
+    { $set: { 'nested.k': 1, nested: {} } },
+    { $set: { 'email.x': 1 } },
+    { $set: { _pos: 3 }, $inc: { n: -1 } },
+  ),
 );
 
 type Op =
