@@ -3,6 +3,10 @@ import { LocalSupplierControls, SupplierSettings } from '@gensvc/suppliers';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 
+/** A task as GET /v1/tasks/{id} returns it (loosely typed for assertions). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type TaskBody = Record<string, any>;
+
 const TEXT = { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'Write a haiku about rain' } };
 const IMAGE = { model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox', size: '512x512', count: 2 } };
 
@@ -29,7 +33,7 @@ describe('task execution, settlement and cancellation (built-in local supplier)'
   const get = async (acc: TestAccount, id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body;
   const wallet = async (acc: TestAccount) => (await t.http().get('/v1/wallet').set(bearer(acc)).expect(200)).body;
   const cancel = (acc: TestAccount, id: string) => t.http().post(`/v1/tasks/${id}/cancel`).set(bearer(acc));
-  const waitFor = async (acc: TestAccount, id: string, done: (x: Record<string, any>) => boolean, timeoutMs = 20_000) => {
+  const waitFor = async (acc: TestAccount, id: string, done: (x: TaskBody) => boolean, timeoutMs = 20_000) => {
     const until = Date.now() + timeoutMs;
     const seen: string[] = [];
     for (;;) {

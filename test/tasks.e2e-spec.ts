@@ -28,6 +28,10 @@ const TASK_FIELDS = [
   'updated_at',
 ].sort();
 
+/** A task as GET /v1/tasks/{id} returns it (loosely typed for assertions). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type TaskBody = Record<string, any>;
+
 const TEXT = { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'Write a haiku' } };
 const IMAGE = (count = 1) => ({ model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox', count } });
 const key = () => `key-${randomUUID()}`;
@@ -44,7 +48,7 @@ function helpers(t: () => TestApp) {
   };
   const wallet = async (acc: TestAccount) => (await t().http().get('/v1/wallet').set(bearer(acc)).expect(200)).body;
   const task = async (acc: TestAccount, id: string) => (await t().http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body;
-  const waitFor = async (acc: TestAccount, id: string, done: (task: Record<string, any>) => boolean, timeoutMs = 15_000) => {
+  const waitFor = async (acc: TestAccount, id: string, done: (task: TaskBody) => boolean, timeoutMs = 15_000) => {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const body = await task(acc, id);

@@ -28,3 +28,6 @@ export function createQuotingForTests(deps: {
   const issuer = new IssueQuoteHandler(deps.events, deps.catalogue, deps.assets, deps.voices, deps.clock);
   return { book: new QuoteBookService(deps.events, deps.clock), issue: (r) => issuer.execute(r) };
 }
+
+/** The quote decider and its events, for cross-aggregate property tests. */
+export { quoteDecider, type QuoteEvent, type QuoteState, type QuoteCommand, type QuoteTerms } from '../domain/quote';

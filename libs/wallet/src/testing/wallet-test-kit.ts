@@ -6,3 +6,6 @@ import { WalletService } from '../application/wallet.service';
 export function createWalletForTests(events: EventStore, clock: Clock): WalletCommands {
   return new WalletService(events, clock);
 }
+
+/** The wallet decider and its events, for cross-aggregate property tests. */
+export { walletDecider, type WalletEvent, type WalletState, type WalletCommand } from '../domain/wallet';

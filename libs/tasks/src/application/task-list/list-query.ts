@@ -52,8 +52,10 @@ function bounded(raw: Record<string, unknown>, name: string, max: number, allowe
 }
 
 function dateTime(raw: Record<string, unknown>, name: string): string | undefined {
-  const v = text(raw, name);
-  if (v === undefined) return undefined;
+  const given = text(raw, name);
+  if (given === undefined) return undefined;
+  // An unencoded '+' of an offset arrives as a space in a query string: read it as '+'.
+  const v = given.replace(/ (\d{2}:\d{2})$/, '+$1');
   const ms = DATE_TIME.test(v) ? Date.parse(v.toUpperCase()) : NaN;
   if (Number.isNaN(ms)) throw bad(name, 'must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z');
   return new Date(ms).toISOString();
