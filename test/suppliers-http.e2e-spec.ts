@@ -102,6 +102,9 @@ describe('HTTP supplier channel through the API', () => {
     expect(stale.status).toBe(401);
     expectError((await t.http().post(`/v1/supplier-callbacks/${'x'.repeat(60)}`).set('Content-Type', 'application/json').send('{}').expect(404)).body, 'NOT_FOUND');
     await t.http().get(path).expect(404);
+    const unsigned = await t.http().post(path).set('Content-Type', 'application/json').send(JSON.stringify({ status: 'succeeded', pad: 'x'.repeat(1_000_000) }));
+    expect(unsigned.status).toBe(401);
+    expectError(unsigned.body, 'UNAUTHORIZED');
     expect((await waitTask(id, () => true)).status).toBe('running');
     await supplier.finish(id, { status: 'failed', error: { code: 'overloaded' } }, {});
     const failed = await waitTask(id, (x) => x.status === 'failed');

@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { AppError, Public } from '@gensvc/shared';
 import { SupplierCallbacks } from '../application/supplier-callbacks';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../infrastructure/http/callback-security';
@@ -20,10 +20,17 @@ export class SupplierCallbacksController {
   @Post(':token')
   @Public()
   @HttpCode(200)
-  async receive(@Param('token') token: string, @Req() req: Request) {
-    const body = await rawBody(req);
-    await this.callbacks.receive(token, { timestamp: req.header(TIMESTAMP_HEADER), signature: req.header(SIGNATURE_HEADER) }, body);
-    return { received: true };
+  async receive(@Param('token') token: string, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    try {
+      const declared = Number(req.header('content-length') ?? 0);
+      if (declared > MAX_CALLBACK_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'callback body is too large');
+      await this.callbacks.receive(token, { timestamp: req.header(TIMESTAMP_HEADER), signature: req.header(SIGNATURE_HEADER) }, () => rawBody(req));
+      return { received: true };
+    } catch (err) {
+      // Refused before the body was read: close the connection instead of draining it.
+      if (!req.readableEnded && !res.headersSent) res.setHeader('Connection', 'close');
+      throw err;
+    }
   }
 }
 

@@ -28,14 +28,25 @@ export class SupplierCallbacks {
     this.tokens = new CallbackTokens(settings.signingSecret);
   }
 
-  async receive(token: string, headers: { timestamp?: string; signature?: string }, body: Buffer): Promise<void> {
+  /**
+   * `body` may be a loader: the address and the headers are checked before a byte of the
+   * body is read, so strangers cannot make the service buffer large bodies.
+   */
+  async receive(token: string, headers: { timestamp?: string; signature?: string }, bodyOrLoader: Buffer | (() => Promise<Buffer>)): Promise<void> {
     const taskId = this.tokens.open(token);
     if (!taskId) throw new AppError('NOT_FOUND', 'no such callback address');
     const { state } = await this.runner.load(taskId);
     if (state.status === 'none' || !state.job) throw new AppError('NOT_FOUND', 'no such callback address');
     const channel = this.channels.get(state.job.supplier);
     if (!(channel instanceof HttpSupplierChannel)) throw new AppError('NOT_FOUND', 'no such callback address');
-    const check = verifyCallback(channel.config.callbackSecret, headers, body, this.clock.now().getTime(), this.settings.callbackWindowSeconds);
+    const now = this.clock.now().getTime();
+    const early = verifyCallback(channel.config.callbackSecret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
+    if (early !== 'ok' && early !== 'bad_signature') {
+      this.logger.warn({ taskId, check: early }, 'refused a supplier callback');
+      throw new AppError('UNAUTHORIZED', early === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
+    }
+    const body = typeof bodyOrLoader === 'function' ? await bodyOrLoader() : bodyOrLoader;
+    const check = verifyCallback(channel.config.callbackSecret, headers, body, now, this.settings.callbackWindowSeconds);
     if (check !== 'ok') {
       this.logger.warn({ taskId, check }, 'refused a supplier callback');
       throw new AppError('UNAUTHORIZED', check === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
