@@ -85,12 +85,13 @@ export class EsdbEventStore extends EventStore {
   /** Prepare positions of recently seen multi-event commits, to number stream reads. */
   private readonly groups = new Map<bigint, bigint[]>();
 
+  /** `connection`: an EventStoreDB connection string (or a client, for tests). */
   constructor(
-    connectionString: string,
+    connection: string | EventStoreDBClient,
     private readonly schemas: EventSchemas = eventSchemas,
   ) {
     super();
-    this.client = EventStoreDBClient.connectionString(connectionString);
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
     this.emitter.setMaxListeners(100);
   }
 
