@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue';
-import { AppError, Clock, EventStore, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
+import { Clock, EventStore, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
 import { SUPPLIER_JOB_STREAM, SupplierGateway, type CancelAnswer, type SupplierJobRequest } from '../contracts/supplier-gateway';
 import { supplierJobDecider } from '../domain/supplier-job';
 import { LOCAL_CHANNEL } from '../infrastructure/local/local-supplier.channel';
@@ -32,9 +32,11 @@ export class SupplierGatewayService extends SupplierGateway {
     const stream = streamName(SUPPLIER_JOB_STREAM, request.taskId);
     const { state } = await loadAggregate(this.events, stream, supplierJobDecider);
     if (state.status !== 'none') return; // idempotent per task (also after a cancel tombstone)
-    const model = this.catalogue.model(request.modelId);
-    if (!model) throw new AppError('VALIDATION_ERROR', `model: ${request.modelId} is not in the catalogue`);
-    if (!model.capabilities.includes(request.capability)) throw new AppError('VALIDATION_ERROR', `capability: ${request.capability} is not offered by ${model.id}`);
+    // A model that left the catalogue (or lost the capability) since the quote still gets a
+    // job, on no channel: the runner fails it with SUPPLIER_UNAVAILABLE (the caller's saga
+    // must not be stuck retrying a submit).
+    const found = this.catalogue.model(request.modelId);
+    const model = found && found.capabilities.includes(request.capability) ? found : { id: request.modelId, supplier: '' };
     const now = this.clock.now();
     const deadlineMs = this.channels.get(model.supplier)?.deadlineMs ?? this.settings.jobDeadlineMs;
     const result = await handleCommand(this.events, stream, supplierJobDecider, {

@@ -347,6 +347,14 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     expect(supplier.count('PUT', '/jobs/')).toBe(0);
   });
 
+  it('fails a job whose model no channel serves (left the catalogue) with SUPPLIER_UNAVAILABLE, without throwing at submit', async () => {
+    const taskId = await submit('gone-model', 'text.generate', { prompt: 'x' });
+    await until(taskId, ended);
+    const evs = await stored(taskId);
+    expect(evs.map((e) => e.type)).toEqual(['SupplierJobQueued', 'SupplierJobFailed']);
+    expect(evs[1].type === 'SupplierJobFailed' && evs[1].data.error.code).toBe('SUPPLIER_UNAVAILABLE');
+  });
+
   it('after a restart, resumes a dispatched job by polling without submitting it again', async () => {
     setChannel({ pollAfterMs: 100, pollIntervalMs: 100 });
     const taskId = await submit();
