@@ -53,7 +53,7 @@ describe('direct upload (POST /v1/uploads)', () => {
     ['image/gif', 'a type not on the list'],
     ['application/octet-stream', 'a generic type'],
     ['text/plain; charset=iso-8859-1', 'a non-UTF-8 charset'],
-  ])('refuses %s (%s) with 415', async (type) => {
+  ])('refuses %s (%s) with 415', async (type: string | undefined, _why: string) => {
     const req = t.http().post('/v1/uploads').set(bearer(alice)).set('X-Filename', 'a.bin');
     if (type) req.set('Content-Type', type);
     const res = await sendRaw(req, fixture('text.txt')).expect(415);
@@ -70,7 +70,7 @@ describe('direct upload (POST /v1/uploads)', () => {
     ['%E0%A4%A', 'broken URL encoding'],
     ['..', 'a dot-dot name'],
     ['x'.repeat(201), 'over 200 characters'],
-  ])('refuses X-Filename %j (%s) with VALIDATION_ERROR', async (name) => {
+  ])('refuses X-Filename %j (%s) with VALIDATION_ERROR', async (name: string | undefined, _why: string) => {
     const headers: Record<string, string> = { 'Content-Type': 'image/png' };
     if (name !== undefined) headers['X-Filename'] = name;
     const res = await direct(fixture('image.png'), headers).expect(400);

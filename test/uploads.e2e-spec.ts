@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { FixedClock } from '@gensvc/shared';
 import { UploadExpiryJob } from '@gensvc/assets';
 import { bearer, createAccount, createApiKey, revokeApiKey, type TestAccount } from './support/accounts';
@@ -254,12 +254,35 @@ describe('prepared uploads', () => {
       expect(done.body.status).toBe('completed');
     });
 
+    it('accepts a whole re-send of uploaded content, replacing (and removing) the earlier bytes', async () => {
+      const bytes = fixture('image.jpg');
+      const p = await prepare(t, alice, metaOf(bytes, 'image/jpeg')).expect(200);
+      await putContent(t, p.body, bytes).expect(200);
+      const [first] = storedObjects(t, `uploads/${p.body.upload_id}`);
+      const again = await putContent(t, p.body, bytes).expect(200);
+      expect(again.body.status).toBe('uploaded');
+      await until(() => {
+        const now = storedObjects(t, `uploads/${p.body.upload_id}`);
+        return now.length === 1 && now[0] !== first;
+      });
+      // A refused re-send keeps the accepted bytes: still uploaded, still completable.
+      const wrong = Buffer.from(bytes);
+      wrong[wrong.length - 3] ^= 0x10;
+      expectError((await putContent(t, p.body, wrong).expect(422)).body, 'CHECKSUM_MISMATCH');
+      const after = await t.http().get(`/v1/uploads/${p.body.upload_id}`).set(bearer(alice)).expect(200);
+      expect(after.body).toMatchObject({ status: 'uploaded', error_code: 'CHECKSUM_MISMATCH' });
+      await complete(t, alice, p.body.upload_id).expect(200);
+      // Once completed, a PUT changes nothing and answers the completed upload.
+      const late = await putContent(t, p.body, bytes).expect(200);
+      expect(late.body.status).toBe('completed');
+    });
+
     it('treats lost content the same way', async () => {
       const bytes = fixture('text.txt');
       const p = await prepare(t, alice, metaOf(bytes, 'text/plain')).expect(200);
       await putContent(t, p.body, bytes).expect(200);
       const [stored] = storedObjects(t, `uploads/${p.body.upload_id}`);
-      require('node:fs').rmSync(stored);
+      rmSync(stored);
       expectError((await complete(t, alice, p.body.upload_id).expect(422)).body, 'UPLOAD_CONTENT_MISMATCH');
     });
   });

@@ -40,7 +40,7 @@ export class StorageCleanupReactor implements Reactor {
   async handle(event: RecordedEvent): Promise<void> {
     for (const key of objectsFreedBy(event)) {
       await this.blobs.delete(key);
-      this.logger.debug?.({ key, event: event.type }, 'removed stored object');
+      this.logger.debug(`removed stored object ${key} (${event.type})`);
     }
   }
 }

@@ -19,7 +19,7 @@ export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((err: unknown) => this.logger.error({ err }, 'upload expiry failed; retrying')), this.limits.expirySweepIntervalMs);
+    this.timer = setInterval(() => void this.sweep().catch((err: unknown) => this.logger.error(`upload expiry failed, retrying at the next pass: ${(err as Error).message}`)), this.limits.expirySweepIntervalMs);
     this.timer.unref();
   }
 

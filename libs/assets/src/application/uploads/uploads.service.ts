@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
@@ -23,6 +23,7 @@ import { ACCEPTED_MIMES, isAcceptedMime, parseContentType } from '../../domain/m
 import { UPLOAD_STREAM, effectiveStatus, uploadDecider, type Upload, type UploadCommand, type UploadState, type UploadStatus } from '../../domain/upload';
 import { AssetRecords, type AssetView } from '../assets/asset-records';
 import { UPLOADS, type UploadDoc } from '../read-models';
+import { loadFileType } from '../content-inspector';
 import { ReceiveInterrupted, storeInspected } from '../store-inspected';
 import { ReceiveSlots } from './receive-slots';
 
@@ -84,7 +85,7 @@ class KeyedLock {
  * "Upload" state table and Uploads rules 1–11.
  */
 @Injectable()
-export class UploadsService {
+export class UploadsService implements OnModuleInit {
   private readonly logger = new Logger('Uploads');
   private readonly accountLocks = new KeyedLock();
 
@@ -100,6 +101,11 @@ export class UploadsService {
     private readonly assets: AssetRecords,
     private readonly config: AppConfig,
   ) {}
+
+  /** Loads the file-type recogniser at start: a broken install fails the start, not an upload. */
+  async onModuleInit(): Promise<void> {
+    await loadFileType();
+  }
 
   async prepare(principal: Principal, input: PrepareUploadInput): Promise<UploadView> {
     checkFileName(input.name, 'name');
@@ -183,7 +189,7 @@ export class UploadsService {
       } catch (err) {
         const code = err instanceof ReceiveInterrupted ? null : err instanceof AppError ? err.code : null;
         await this.command(uploadId, { type: 'FailReceive', data: { receive_id: receiveId, error_code: code, now: this.clock.now().toISOString() } }).catch(
-          (e: unknown) => this.logger.error({ err: e, upload_id: uploadId }, 'could not record a failed content write'),
+          (e: unknown) => this.logger.error(`could not record a failed content write of ${uploadId}: ${(e as Error).message}`),
         );
         throw err;
       }

@@ -1,0 +1,82 @@
+import { Logger } from '@nestjs/common';
+import type { DiscoveryService } from '@nestjs/core';
+import { Readable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AsReactor,
+  FsBlobStore,
+  MemoryReadStore,
+  SqliteCheckpointStore,
+  SqliteEventStore,
+  SubscriptionEngine,
+  type BlobStore,
+} from '@gensvc/shared';
+import { StorageCleanupReactor, objectsFreedBy } from './storage-cleanup.reactor';
+
+/** A blob store whose deletes fail while `down` is set (storage unavailable). */
+class FlakyBlobs extends FsBlobStore {
+  down = true;
+  failedDeletes = 0;
+  override async delete(key: string): Promise<void> {
+    if (this.down) {
+      this.failedDeletes++;
+      throw new Error('storage unavailable');
+    }
+    return super.delete(key);
+  }
+}
+
+describe('storage cleanup reactor', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gensvc-cleanup-'));
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    jest.restoreAllMocks();
+  });
+
+  it('names the objects each event frees', () => {
+    expect(objectsFreedBy({ type: 'AssetDeleted', data: { blob_key: 'assets/a' } })).toEqual(['assets/a']);
+    expect(objectsFreedBy({ type: 'UploadExpired', data: { blob_keys: ['u/1', 'u/2'] } })).toEqual(['u/1', 'u/2']);
+    expect(objectsFreedBy({ type: 'UploadReceived', data: { blob_key: 'u/2', superseded_blob_key: 'u/1' } })).toEqual(['u/1']);
+    expect(objectsFreedBy({ type: 'UploadReceived', data: { blob_key: 'u/2', superseded_blob_key: null } })).toEqual([]);
+    expect(objectsFreedBy({ type: 'UploadCompleted', data: {} })).toEqual([]);
+  });
+
+  it('retries while storage is unavailable and removes the bytes once it answers, exactly once per event', async () => {
+    const blobs = new FlakyBlobs(join(dir, 'blobs'));
+    await blobs.put('assets/ast_1', Readable.from([Buffer.from('bytes')]));
+    const events = new SqliteEventStore(join(dir, 'events.db'));
+    const reactor = new StorageCleanupReactor(blobs as BlobStore);
+    const discovery = {
+      getProviders: ({ metadataKey }: { metadataKey: string }) => (metadataKey === AsReactor.KEY ? [{ instance: reactor }] : []),
+    } as unknown as DiscoveryService;
+    const engine = new SubscriptionEngine(events, new MemoryReadStore(), new SqliteCheckpointStore(events.connection), discovery);
+    const handled = jest.spyOn(reactor, 'handle');
+    try {
+      await engine.start();
+      await events.appendToStream('asset-ast_1', [
+        { type: 'AssetDeleted', data: { asset_id: 'ast_1', account_id: 'acc_1', blob_key: 'assets/ast_1', deleted_at: new Date().toISOString() } },
+      ]);
+      const until = async (f: () => boolean | Promise<boolean>) => {
+        for (let i = 0; i < 200 && !(await f()); i++) await new Promise((r) => setTimeout(r, 25));
+      };
+      await until(() => blobs.failedDeletes >= 2);
+      expect(await blobs.stat('assets/ast_1')).not.toBeNull();
+      blobs.down = false;
+      await until(async () => (await blobs.stat('assets/ast_1')) === null);
+      expect(await blobs.stat('assets/ast_1')).toBeNull();
+      const calls = handled.mock.calls.length;
+      await new Promise((r) => setTimeout(r, 400));
+      expect(handled.mock.calls.length).toBe(calls); // done: not delivered again
+    } finally {
+      await engine.stop();
+      await events.close();
+    }
+  });
+});
