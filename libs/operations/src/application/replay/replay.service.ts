@@ -16,7 +16,7 @@ import {
   type RecordedEvent,
 } from '@gensvc/shared';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
-import { estimateTotal, rateAndEta, type ReplayPhase, type ReplayResult, type ReplayState } from './replay-progress';
+import { estimateTotal, rateAndEta, type ReplayResult, type ReplayState } from './replay-progress';
 import { StagingReadStore } from './staging-read-store';
 
 export interface ReplayOptions {
