@@ -4,7 +4,7 @@ import { CancelTaskHandler } from './application/cancel-task/cancel-task.handler
 import { CreateTaskHandler } from './application/create-task/create-task.handler';
 import { CreationRecovery, PendingCreationsProjection } from './application/create-task/creation-recovery';
 import { TaskExecutionReactor } from './application/execution/task-execution.reactor';
-import { TaskSettlement, TaskSettlementReactor } from './application/execution/task-settlement';
+import { TaskSettlement } from './application/execution/task-settlement';
 import { TaskQueries } from './application/task-list/task-queries';
 import { TasksProjection } from './application/task-list/tasks.projection';
 import { TaskStore } from './application/task-store';
@@ -23,7 +23,6 @@ import { TaskStore } from './application/task-store';
     PendingCreationsProjection,
     CancelTaskHandler,
     TaskSettlement,
-    TaskSettlementReactor,
     TaskExecutionReactor,
     TaskQueries,
     TasksProjection,

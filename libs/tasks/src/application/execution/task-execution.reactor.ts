@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError, AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers';
-import type { TaskCreatedData } from '../../contracts/task-events';
+import { TASK_TERMINAL_EVENTS as TERMINAL_EVENTS, type TaskCreatedData } from '../../contracts/task-events';
 import { isTerminal, type TaskCommand } from '../../domain/task';
 import { TaskStore } from '../task-store';
 import { TaskSettlement } from './task-settlement';
@@ -13,7 +13,10 @@ import { TaskSettlement } from './task-settlement';
  * - the supplier job's events (`supplierjob-<task_id>`) → the task's own transitions:
  *   Dispatched → TaskStarted; Succeeded → TaskSucceeded; Failed → TaskFailed;
  *   Canceled → CancellationConfirmed + TaskCanceled; CancelChecking / Refused /
- *   Unconfirmed → the cancellation's status. Terminal tasks then settle.
+ *   Unconfirmed → the cancellation's status;
+ * - TaskSucceeded / TaskFailed / TaskCanceled → settle with the wallet (whoever ended the
+ *   task, e.g. a cancel answered at once; settling twice is a no-op).
+ * One reactor rather than several: each reactor keeps its own checkpoint per event.
  * The task decider ignores what no longer applies (a late success after a confirmed
  * cancellation, a repeat), so a race between cancel and completion ends in one outcome.
  */
@@ -21,7 +24,7 @@ import { TaskSettlement } from './task-settlement';
 @Injectable()
 export class TaskExecutionReactor implements Reactor {
   readonly name = 'tasks.execution';
-  readonly handles: readonly string[] = ['TaskCreated', 'CancellationRequested', ...SUPPLIER_JOB_EVENT_TYPES];
+  readonly handles: readonly string[] = ['TaskCreated', 'CancellationRequested', ...TERMINAL_EVENTS, ...SUPPLIER_JOB_EVENT_TYPES];
   private readonly logger = new Logger('TaskExecution');
 
   constructor(
@@ -34,6 +37,10 @@ export class TaskExecutionReactor implements Reactor {
     if (event.type === 'TaskCreated') return this.submit(event.data as TaskCreatedData);
     const taskId = (event.data as { task_id: string }).task_id;
     if (event.type === 'CancellationRequested') return this.askToCancel(taskId);
+    if ((TERMINAL_EVENTS as readonly string[]).includes(event.type)) {
+      await this.settlement.settle(taskId);
+      return;
+    }
     const command = this.commandFor(event as unknown as SupplierJobEvent);
     if (!command) return;
     try {
@@ -45,6 +52,7 @@ export class TaskExecutionReactor implements Reactor {
       }
       throw err;
     }
+    // Settle at once (the terminal event settles again as a safety net: a no-op).
     if (command.type === 'SucceedTask' || command.type === 'FailTask' || command.type === 'ConfirmCancellation') await this.settlement.settle(taskId);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsReactor, Money, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { Money } from '@gensvc/shared';
 import { WalletCommands } from '@gensvc/wallet';
 import { isTerminal } from '../../domain/task';
 import { TaskStore } from '../task-store';
@@ -34,20 +34,5 @@ export class TaskSettlement {
     });
     const positions = [outcome.position, settled.position].filter((p): p is bigint => p !== undefined);
     return { position: positions.length ? positions.reduce((a, b) => (a > b ? a : b)) : undefined };
-  }
-}
-
-/** Every task that reaches a terminal status gets settled (at least once, idempotently). */
-@AsReactor()
-@Injectable()
-export class TaskSettlementReactor implements Reactor {
-  readonly name = 'tasks.settlement';
-  readonly handles = ['TaskSucceeded', 'TaskFailed', 'TaskCanceled'];
-
-  constructor(private readonly settlement: TaskSettlement) {}
-
-  async handle(event: RecordedEvent): Promise<void> {
-    const taskId = (event.data as { task_id: string }).task_id;
-    await this.settlement.settle(taskId);
   }
 }
