@@ -7,7 +7,9 @@
  *   npm run build && node bench/upload-64mib.js [--runs 3]
  *
  * Prints one JSON object. Targets (issue #6): throughput ≥ 70% of sha256sum + cp, and the
- * server's RSS grows by less than 32 MiB during the upload.
+ * server's RSS grows by less than 32 MiB during the upload. The first 64 MiB upload of a
+ * fresh process is reported separately (`first_upload_*`); the medians and the RSS maximum
+ * are over the following `--runs` uploads.
  */
 'use strict';
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
@@ -134,6 +136,7 @@ async function main() {
     }
 
     const results = [];
+    let first;
     for (let i = 0; i < runs + 1; i++) {
       const meta = JSON.stringify({ name: 'bench.wav', mime: 'audio/wav', size: SIZE, checksum, idempotency_key: `bench-run-${i}-${Date.now()}` });
       let prepared;
@@ -158,8 +161,9 @@ async function main() {
       rssPeak = Math.max(rssPeak, rssOf(server.pid));
       if (put.status !== 200 || done.status !== 200) throw new Error(`upload failed: ${JSON.stringify(put.body)} ${JSON.stringify(done.body)}`);
       const r = { put_rss_growth_mib: (rssAfterPut - rssBefore) / 1048576, put_s: Number(t1 - t0) / 1e9, complete_s: Number(t2 - t1) / 1e9, total_s: Number(t2 - t0) / 1e9, rss_growth_mib: (rssPeak - rssBefore) / 1048576 };
-      log(`run ${i}${i === 0 ? ' (warm-up)' : ''}: PUT ${r.put_s.toFixed(3)} s, complete ${r.complete_s.toFixed(3)} s, RSS +${r.rss_growth_mib.toFixed(1)} MiB (after PUT +${r.put_rss_growth_mib.toFixed(1)})`);
+      log(`run ${i}${i === 0 ? ' (first large upload of the process)' : ''}: PUT ${r.put_s.toFixed(3)} s, complete ${r.complete_s.toFixed(3)} s, RSS +${r.rss_growth_mib.toFixed(1)} MiB (after PUT +${r.put_rss_growth_mib.toFixed(1)})`);
       if (i > 0) results.push(r);
+      else first = r;
     }
 
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -176,6 +180,10 @@ async function main() {
       upload_mib_per_s: +(64 / total).toFixed(1),
       throughput_vs_baseline: +(base / total).toFixed(2),
       rss_growth_mib_max: +Math.max(...results.map((r) => r.rss_growth_mib)).toFixed(1),
+      // The process's first large request grows RSS once by about as much as a bare Node
+      // HTTP server hashing the same bytes does (allocator warm-up; it does not grow with size).
+      first_upload_total_s: +first.total_s.toFixed(3),
+      first_upload_rss_growth_mib: +first.rss_growth_mib.toFixed(1),
       targets: { throughput_vs_baseline: '>= 0.70', rss_growth_mib_max: '< 32' },
     };
     out.pass = out.throughput_vs_baseline >= 0.7 && out.rss_growth_mib_max < 32;
