@@ -249,6 +249,34 @@ describe('deleting assets', () => {
   });
 });
 
+describe('assets in real tasks', () => {
+  let t: TestApp;
+  let alice: TestAccount;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOCAL_SUPPLIER_DELAY_MS: '1500' } });
+    alice = await createAccount(t, { credit: '10.00' });
+  });
+  afterAll(() => t.close());
+
+  const quote = (assetIds: string[]) =>
+    t.http().post('/v1/quotes').set(bearer(alice)).send({ model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox like this one', asset_ids: assetIds }, options: { size: '512x512' } });
+
+  it('a running task keeps its reference asset from deletion; afterwards quotes refuse the deleted asset', async () => {
+    const up = await uploadFile(t, alice, fixture('image.png'), 'image/png', 'ref.png');
+    const q = await quote([up.asset_id]).expect(200);
+    const task = await t.http().post('/v1/tasks').set(bearer(alice)).set('Idempotency-Key', `assets-e2e-${up.asset_id}`).send({ quote_id: q.body.quote_id }).expect(202);
+    expectError((await t.http().delete(`/v1/assets/${up.asset_id}`).set(bearer(alice)).expect(409)).body, 'ASSET_IN_USE');
+    await until(async () => ['succeeded', 'failed', 'canceled'].includes((await t.http().get(`/v1/tasks/${task.body.id}`).set(bearer(alice))).body.status), 15_000);
+    await until(async () => (await t.http().delete(`/v1/assets/${up.asset_id}`).set(bearer(alice))).status === 200, 5000);
+    const refused = await quote([up.asset_id]).expect(400);
+    expectError(refused.body, 'VALIDATION_ERROR');
+    expect(refused.body.error.message).toContain('input.asset_ids');
+    // An upload that is not completed has no asset to quote with.
+    const p = await prepare(t, alice, metaOf(fixture('image.png'), 'image/png')).expect(200);
+    expectError((await quote([p.body.upload_id]).expect(400)).body, 'VALIDATION_ERROR');
+  });
+});
+
 describe('asset registry (contract for other contexts)', () => {
   let t: TestApp;
   let alice: TestAccount;
