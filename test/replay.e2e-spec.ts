@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { EventStore, ReadStore, SubscriptionEngine, streamName } from '@gensvc/shared';
 import { Authenticator } from '@gensvc/identity';
 import { AdminServer, REPLAY_COMPLETED, type ReplayCompletedV1Data, type ReplayState } from '@gensvc/operations';
@@ -31,18 +33,44 @@ describe('admin replay over the admin endpoint', () => {
 
   const authenticates = async (key: string) => (await t.app.get(Authenticator).verifyBearer(key)) !== null;
 
-  /** A workload through the HTTP API and the services the admin CLI uses. */
+  async function waitForTask(key: { apiKey: string }, id: string): Promise<{ status: string }> {
+    for (;;) {
+      const res = await t.http().get(`/v1/tasks/${id}`).set(bearer(key)).expect(200);
+      if (['succeeded', 'failed', 'canceled'].includes(res.body.status)) return res.body;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** A workload through the HTTP API (catalogue, identity, wallet, quotes, tasks, uploads, assets). */
   async function workload(): Promise<void> {
-    for (let i = 0; i < 5; i++) {
-      const a = await createAccount(t, { name: `Replay ${i}`, email: `replay${i}@example.com`, password: 'correct horse battery' });
+    for (let i = 0; i < 4; i++) {
+      const a = await createAccount(t, { name: `Replay ${i}`, email: `replay${i}@example.com`, password: 'correct horse battery', credit: '20.00' });
       const extra = await createApiKey(t, a.accountId);
       if (i % 2 === 0) await revokeApiKey(t, extra.keyId);
       await t.http().get('/v1/models').expect(200);
       await t.http().get('/v1/models/image-studio-v2').expect(200);
-      // authenticated calls (whichever private routes exist): a valid key passes, a revoked one does not
-      await t.http().get('/v1/wallet').set(bearer(a));
+      await t.http().get('/v1/wallet').set(bearer(a)).expect(200);
       expect(await authenticates(a.apiKey)).toBe(true);
       expect(await authenticates(extra.apiKey)).toBe(i % 2 !== 0);
+
+      // a direct upload, then a prepared upload whose asset is deleted
+      const direct = await t.http().post('/v1/uploads').set(bearer(a)).set('Content-Type', 'text/plain').set('X-Filename', `note-${i}.txt`).send(`note ${i}`).expect(201);
+      const bytes = Buffer.from(`{"n": ${i}}`);
+      const checksum = createHash('sha256').update(bytes).digest('hex');
+      const prepared = await t.http().post('/v1/uploads/prepare').set(bearer(a))
+        .send({ name: `d${i}.json`, mime: 'application/json', size: bytes.length, checksum, idempotency_key: `replay-upload-${i}` }).expect(200);
+      await t.http().put(new URL(prepared.body.upload.url).pathname).set(prepared.body.upload.headers).set('Content-Type', 'application/json').send(bytes.toString()).expect(200);
+      const completed = await t.http().post(`/v1/uploads/${prepared.body.upload_id}/complete`).set(bearer(a)).send({}).expect(200);
+      if (i % 2 === 1) await t.http().delete(`/v1/assets/${completed.body.asset_id}`).set(bearer(a)).expect(200);
+
+      // paid tasks: one that runs to the end, one canceled while queued
+      for (const [n, cancel] of [[1, false], [2, true]] as const) {
+        const quote = await t.http().post('/v1/quotes').set(bearer(a)).send({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: `hello ${i}` } }).expect(200);
+        const task = await t.http().post('/v1/tasks').set(bearer(a)).set('Idempotency-Key', `replay-task-${i}-${n}`).send({ quote_id: quote.body.quote_id, title: `t${i}` }).expect(202);
+        if (cancel) await t.http().post(`/v1/tasks/${task.body.id}/cancel`).set(bearer(a)).send({});
+        await waitForTask(a, task.body.id);
+      }
+      expect(direct.body.id ?? direct.body.asset_id ?? direct.body.upload_id).toEqual(expect.any(String));
     }
     await waitForQuiet(t);
   }
@@ -61,7 +89,11 @@ describe('admin replay over the admin endpoint', () => {
     const names = engine.listProjections().map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['identity.accounts', 'identity.api_keys', 'operations.replay-history']));
     const live = await snapshotReadModels(t, { except: ['operations.replay-history'] });
-    expect(Object.values(live).flat().length).toBeGreaterThanOrEqual(15);
+    // the workload reached the read models of several contexts
+    for (const c of ['identity_accounts', 'identity_api_keys', 'wallets', 'tasks', 'assets_uploads']) {
+      if (c in live) expect(live[c].length).toBeGreaterThanOrEqual(4);
+    }
+    expect(Object.values(live).flat().length).toBeGreaterThanOrEqual(30);
 
     const a = await createAccount(t, { name: 'reader' });
     await waitForQuiet(t);
@@ -158,5 +190,36 @@ describe('admin replay over the admin endpoint', () => {
     expect(text).toMatch(/^gensvc_uploads_in_flight 0$/m);
     expect(text).toMatch(/gensvc_process_resident_memory_bytes/);
     expect(text).not.toContain('nope');
+  });
+
+  it('counts uploads in flight while their bytes arrive', async () => {
+    const scrape = async () => (await admin().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text;
+    const a = await createAccount(t, { name: 'uploader' });
+    const server = t.app.getHttpServer();
+    await new Promise<void>((r) => (server.address() ? r() : server.once('listening', () => r())));
+    const port = (server.address() as { port: number }).port;
+    const body = 'x'.repeat(50_000);
+    const res = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1/uploads', headers: { ...bearer(a), 'Content-Type': 'text/plain', 'X-Filename': 'slow.txt', 'Content-Length': String(body.length) } },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 1000));
+      setTimeout(async () => {
+        try {
+          expect(await scrape()).toMatch(/^gensvc_uploads_in_flight 1$/m);
+          req.end(body.slice(1000));
+        } catch (err) {
+          req.destroy();
+          reject(err);
+        }
+      }, 200);
+    });
+    expect(await res).toBe(201);
+    expect(await scrape()).toMatch(/^gensvc_uploads_in_flight 0$/m);
   });
 });
