@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { EventStore, ReadStore, SubscriptionEngine, streamName } from '@gensvc/shared';
 import { Authenticator } from '@gensvc/identity';
@@ -221,5 +222,31 @@ describe('admin replay over the admin endpoint', () => {
     });
     expect(await res).toBe(201);
     expect(await scrape()).toMatch(/^gensvc_uploads_in_flight 0$/m);
+  });
+});
+
+describe('start-up rebuild of the embedded read models', () => {
+  it('rebuilds through the replay path after a restart, equal to the models before it', async () => {
+    const first = await startTestApp({ env: { LOCAL_SUPPLIER_DELAY_MS: '20' } });
+    const dataDir = first.dataDir;
+    try {
+      for (let i = 0; i < 3; i++) await createAccount(first, { name: `restart ${i}`, credit: '5.00' });
+      await waitForQuiet(first);
+      const before = await snapshotReadModels(first);
+      await first.app.close();
+      const second = await startTestApp({ dataDir });
+      try {
+        await waitForQuiet(second);
+        expect(await snapshotReadModels(second)).toEqual(before);
+        const names = second.app.get(SubscriptionEngine).listProjections().map((p) => p.name);
+        const checkpoints = await second.app.get(ReadStore).collection('projection_checkpoints').find({ _id: { $in: names } });
+        expect(checkpoints).toHaveLength(names.length);
+        for (const cp of checkpoints) expect(cp.generation).toMatch(/^rpl_/);
+      } finally {
+        await second.app.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
