@@ -1,0 +1,34 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModulesContainer, Reflector } from '@nestjs/core';
+import { AppConfig, Public } from '@gensvc/shared';
+import { buildOpenApiDocument } from './openapi.document';
+
+/** `GET /v1/openapi.json`: the OpenAPI 3.1 document, built from the running app on first use. */
+@Controller('v1')
+export class OpenApiController {
+  private document: unknown;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly modules: ModulesContainer,
+    private readonly applicationConfig: ApplicationConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  @Get('openapi.json')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  get(): unknown {
+    this.document ??= buildOpenApiDocument({
+      discovery: this.discovery,
+      reflector: this.reflector,
+      modules: this.modules,
+      applicationConfig: this.applicationConfig,
+      adapterHost: this.adapterHost,
+      publicBaseUrl: this.config.publicBaseUrl,
+    });
+    return this.document;
+  }
+}

@@ -1,0 +1,278 @@
+import { RequestMethod } from '@nestjs/common';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ACCESS_RULE, ERROR_STATUS, type AccessRule, type ErrorCode } from '@gensvc/shared';
+import { dtoSchema, type JsonSchema } from './dto-schema';
+import { EXCLUDED, OPERATIONS, RETRY_AFTER, type OperationDoc, type Parameter } from './operations';
+import { ERROR_CODES, SCHEMAS, ref } from './schemas';
+
+/** Interface version of the spec (CONTRACT.md §9). */
+export const API_VERSION = '0.1.0';
+
+/** Request DTO class name → component name in the document. */
+const DTO_NAMES: Record<string, string> = {
+  IssueQuoteBody: 'QuoteRequest',
+  CreateTaskBody: 'TaskCreateRequest',
+  PrepareUploadDto: 'UploadPrepareRequest',
+  ImportUploadDto: 'UploadImportRequest',
+};
+
+/**
+ * Rules of request fields the services check beyond their DTO decorators (spec tables),
+ * merged into the generated DTO schemas.
+ */
+const DTO_REFINEMENTS: Record<string, Record<string, JsonSchema>> = {
+  QuoteRequest: {
+    model: { description: 'catalogue model id' },
+    capability: { description: 'must be a capability of the model' },
+    input: { type: 'object', description: 'creative input and stable asset references (asset_ids, voice_id, consent_attested go here)' },
+    options: { type: 'object', default: {}, description: 'model specification and other options; merged with input for validation' },
+    currency: { enum: ['CNY'], default: 'CNY' },
+  },
+  TaskCreateRequest: {
+    quote_id: { minLength: 1 },
+    title: { minLength: 1, maxLength: 200, description: '1 to 200 characters after trimming leading and trailing whitespace' },
+  },
+  UploadPrepareRequest: {
+    name: { minLength: 1, maxLength: 200, description: 'file name, 1 to 200 characters' },
+    mime: { description: 'the real MIME of the file' },
+    size: { description: 'bytes' },
+    checksum: { description: 'SHA-256 of the complete file bytes, lowercase hex' },
+    idempotency_key: { description: 'the same key for every retry of one file' },
+  },
+  UploadImportRequest: {
+    url: { format: 'uri', pattern: '^https://', description: 'public HTTPS address (port 443); internal addresses are refused' },
+    name: { minLength: 1, maxLength: 200 },
+  },
+};
+
+interface Route {
+  method: string;
+  path: string;
+  controller: Function; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+  handler: string;
+  rule: AccessRule | undefined;
+}
+
+const joinPath = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
+
+function scanRoutes(discovery: DiscoveryService, reflector: Reflector): Route[] {
+  const scanner = new MetadataScanner();
+  const routes: Route[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const metatype = wrapper.metatype as (new (...a: unknown[]) => unknown) | undefined;
+    if (!metatype?.prototype) continue;
+    const bases = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+    for (const name of scanner.getAllMethodNames(metatype.prototype)) {
+      const handler = (metatype.prototype as Record<string, unknown>)[name];
+      if (typeof handler !== 'function') continue;
+      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (paths === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod] ?? 'GET';
+      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, metatype]);
+      for (const b of bases) for (const p of ([] as string[]).concat(paths)) routes.push({ method, path: joinPath(b, p), controller: metatype, handler: name, rule });
+    }
+  }
+  return routes;
+}
+
+/** The DTO classes of a handler's `@Body()` and `@Query()` (whole-object parameters only). */
+function dtoParams(route: Route): { body?: Function; query?: Function } { // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.handler) ?? {}) as Record<string, { index: number; data?: unknown }>;
+  const types = (Reflect.getMetadata('design:paramtypes', route.controller.prototype, route.handler) ?? []) as Function[]; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+  const out: { body?: Function; query?: Function } = {}; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+  for (const [key, arg] of Object.entries(args)) {
+    const kind = Number(key.split(':')[0]);
+    const type = types[arg.index];
+    if (arg.data !== undefined || !type || [Object, String, Number, Boolean, Array].includes(type as never)) continue;
+    if (kind === RouteParamtypes.BODY) out.body = type;
+    if (kind === RouteParamtypes.QUERY) out.query = type;
+  }
+  return out;
+}
+
+/** What the builder needs from the running application. */
+export interface OpenApiSources {
+  readonly discovery: DiscoveryService;
+  readonly reflector: Reflector;
+  readonly modules: ModulesContainer;
+  readonly applicationConfig: ApplicationConfig;
+  readonly adapterHost: HttpAdapterHost;
+  readonly publicBaseUrl: string;
+}
+
+const REQUEST_ID_HEADER = { $ref: '#/components/headers/X-Request-Id' };
+
+function errorResponses(codes: readonly ErrorCode[], withInternal = true): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of withInternal && !codes.includes('INTERNAL') ? [...codes, 'INTERNAL' as const] : codes) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: list.join(', '),
+      headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...(status === 429 ? RETRY_AFTER : {}), ...(status === 401 ? { 'WWW-Authenticate': { schema: { type: 'string' } } } : {}) },
+      content: {
+        'application/json': {
+          schema: { allOf: [ref('Error')], properties: { error: { properties: { code: { enum: list } } } } },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function successResponses(doc: OperationDoc): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(doc.responses)) {
+    const headers: Record<string, unknown> = { 'X-Request-Id': REQUEST_ID_HEADER };
+    for (const [h, schema] of Object.entries(r.headers ?? {})) headers[h] = { schema };
+    const content =
+      r.content === 'none'
+        ? undefined
+        : r.content === 'binary'
+          ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
+          : r.content === 'html'
+            ? { 'text/html': { schema: { type: 'string' } } }
+            : { 'application/json': { schema: r.schema ?? {} } };
+    out[status] = { description: r.description, headers, ...(content ? { content } : {}) };
+  }
+  return out;
+}
+
+function parameter(where: 'query' | 'header' | 'path', p: Parameter): Record<string, unknown> {
+  return { name: p.name, in: where, required: where === 'path' ? true : p.required === true, description: p.description, schema: p.schema };
+}
+
+function security(rule: AccessRule | undefined): Record<string, string[]>[] {
+  if (!rule || rule.kind === 'public') return [];
+  if (rule.kind === 'upload_token') return [{ uploadToken: [] }];
+  return [{ bearer: [] }, { oauth2: [rule.scope] }];
+}
+
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the running application:
+ * routes, methods, path parameters and `operationId`s (`@Operation`/`@ApiOperation`) through
+ * @nestjs/swagger's scanner; security from each route's access rule; request bodies and
+ * query parameters from the DTOs' class-validator rules; answers, raw bodies, headers and
+ * error codes from the operation table (operations.ts) and the schemas (schemas.ts).
+ */
+export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & { jsonSchemaDialect: string; 'x-undocumented-routes'?: string[] } {
+  const app = {
+    container: { getModules: () => sources.modules, isGlobalModule: () => false },
+    config: sources.applicationConfig,
+    getHttpAdapter: () => sources.adapterHost.httpAdapter,
+  };
+  const scanned = SwaggerModule.createDocument(app as never, new DocumentBuilder().setOpenAPIVersion('3.1.0').build(), {
+    operationIdFactory: (controller, method) => `${controller}.${method}`,
+  });
+
+  const base = sources.publicBaseUrl.replace(/\/+$/, '');
+  const schemas: Record<string, JsonSchema> = { ...SCHEMAS };
+  const paths: Record<string, Record<string, unknown>> = {};
+  const undocumented: string[] = [];
+
+  for (const route of scanRoutes(sources.discovery, sources.reflector)) {
+    if (EXCLUDED.some((re) => re.test(route.path))) continue;
+    const key = `${route.method} ${route.path}`;
+    const doc = OPERATIONS[key];
+    if (!doc) undocumented.push(key);
+    const docPath = route.path.replace(/:(\w+)/g, '{$1}');
+    const method = route.method.toLowerCase();
+    const scannedOp = ((scanned.paths[docPath] ?? {}) as Record<string, { operationId?: string; parameters?: { name: string; in: string }[] }>)[method];
+    const declaredId = scannedOp?.operationId && !scannedOp.operationId.includes('Controller.') ? scannedOp.operationId : undefined;
+
+    const parameters: Record<string, unknown>[] = [];
+    for (const name of [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1])) {
+      parameters.push(parameter('path', { name, description: `${name} of the resource`, schema: { type: 'string', minLength: 1, maxLength: 200 } }));
+    }
+    const dtos = dtoParams(route);
+    if (dtos.query) {
+      for (const [name, p] of dtoSchema(dtos.query as never).properties) parameters.push(parameter('query', { name, required: p.required, description: name, schema: p.schema }));
+    }
+    for (const q of doc?.query ?? []) if (!parameters.some((p) => p.name === q.name && p.in === 'query')) parameters.push(parameter('query', q));
+    for (const h of doc?.headers ?? []) parameters.push(parameter('header', h));
+    parameters.push(parameter('header', { name: 'X-Request-Id', description: 'reused when 1 to 128 characters [A-Za-z0-9._-]', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } }));
+
+    let requestBody: unknown = doc?.requestBody;
+    if (!requestBody && dtos.body) {
+      const name = DTO_NAMES[dtos.body.name] ?? dtos.body.name;
+      const generated = dtoSchema(dtos.body as never).schema;
+      const refinements = DTO_REFINEMENTS[name] ?? {};
+      const properties = generated.properties as Record<string, JsonSchema>;
+      for (const [prop, extra] of Object.entries(refinements)) properties[prop] = { ...(properties[prop] ?? {}), ...extra };
+      schemas[name] = generated;
+      requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
+    }
+    if (!requestBody && key === 'POST /v1/uploads/:id/complete') {
+      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', maxProperties: 0, description: 'an empty JSON object (or no body)' } } } };
+    }
+    if (!requestBody && key === 'POST /v1/tasks/:id/cancel') {
+      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'ignored' } } } };
+    }
+
+    const isApi = route.path.startsWith('/v1/');
+    const errorCodes = [...(doc?.errors ?? [])];
+    if (isApi && route.path.includes(':') && !errorCodes.includes('NOT_FOUND')) errorCodes.push('NOT_FOUND');
+    const responses = { ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }), ...(isApi ? errorResponses(errorCodes) : {}) };
+
+    (paths[docPath] ??= {})[method] = {
+      operationId: declaredId ?? doc?.operationId ?? `${route.controller.name}.${route.handler}`,
+      summary: doc?.summary,
+      ...(doc?.description ? { description: doc.description } : {}),
+      tags: [doc?.tag ?? 'Other'],
+      security: security(route.rule),
+      parameters,
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  }
+
+  const document = {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'gensvc: asynchronous generation service API',
+      version: API_VERSION,
+      description:
+        'Public catalogue, quotes, paid asynchronous tasks, uploads and assets with signed links, voices, wallet and bills. ' +
+        'Every response carries X-Request-Id; every error is exactly {"error": {"code", "message", "request_id"}}. ' +
+        'Amounts are CNY strings with six decimals; times are RFC 3339 UTC.',
+    },
+    servers: [{ url: base }],
+    tags: ['Catalogue', 'Quotes', 'Tasks', 'Wallet', 'Uploads', 'Assets', 'Voices', 'OAuth', 'Meta'].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      headers: { 'X-Request-Id': { description: 'the request id (equals an error\'s request_id)', schema: { type: 'string' }, required: true } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Account API key (both scopes) or OAuth access token: Authorization: Bearer <API_KEY>' },
+        oauth2: {
+          type: 'oauth2',
+          description: 'Authorization code with PKCE (S256, required for public clients); create does not imply read.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${base}/authorize`,
+              tokenUrl: `${base}/token`,
+              refreshUrl: `${base}/token`,
+              scopes: { read: 'read account, models, quotes and resources', create: 'create paid tasks and manage assets' },
+            },
+          },
+        },
+        uploadToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Upload-Token',
+          description: 'From prepare; valid only for that one file and only for PUT /v1/uploads/{id}/content. Never log it.',
+        },
+      },
+    },
+    'x-error-codes': ERROR_CODES,
+    ...(undocumented.length ? { 'x-undocumented-routes': undocumented } : {}),
+  };
+  return document as unknown as OpenAPIObject & { jsonSchemaDialect: string };
+}
