@@ -196,6 +196,7 @@ async function fixedRate(s) {
 async function seedTasks(dataDir, accountId, count) {
   const shared = require(join(root, 'dist/libs/shared/src'));
   const store = new shared.SqliteEventStore(join(dataDir, 'events.db'));
+  store.connection.pragma('synchronous = OFF'); // seeding only: the server writes with its own settings
   const base = Date.parse('2026-01-01T00:00:00Z');
   const modalities = [
     ['text-writer-lite', 'text'],
@@ -243,6 +244,10 @@ async function seedTasks(dataDir, accountId, count) {
     await store.appendToStream(`task-${id}`, events, { expectedRevision: 'no_stream' });
     if (i % 20000 === 0) log(`seeded ${i} tasks…`);
   }
+  // The seeded tasks are history: their reactions (submission, settlement) count as done, so
+  // the reactors start after them (the projections still build their read models from them).
+  const head = await store.headPosition();
+  store.connection.prepare("UPDATE checkpoints SET position = ? WHERE name LIKE 'reactor:%'").run(head);
   await store.close();
 }
 
