@@ -286,10 +286,16 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     return this.loop(`reactor ${reactor.name}`, async () => {
       position ??= (await this.checkpoints.load(`reactor:${reactor.name}`)) ?? -1n;
       const batch = await this.events.readAll({ after: position, maxCount: 100 });
-      for (const event of batch) {
-        if (reactor.handles.includes(event.type)) await this.deliver(reactor, event);
-        position = event.position;
-        await this.checkpoints.store(`reactor:${reactor.name}`, position);
+      const stored = position;
+      try {
+        for (const event of batch) {
+          if (reactor.handles.includes(event.type)) await this.deliver(reactor, event);
+          position = event.position;
+        }
+      } finally {
+        // One durable checkpoint per batch (also when a handler failed part-way): after a
+        // crash at most one batch is delivered again, which idempotent handlers absorb.
+        if (position !== stored) await this.checkpoints.store(`reactor:${reactor.name}`, position);
       }
       return batch.length === 100;
     });

@@ -92,3 +92,47 @@ const { ConcurrencyError } = require(${JSON.stringify(join(__dirname, '..', 'err
     }
   }, 60_000);
 });
+
+/** Appends of one event-loop turn share a transaction; a failed one is rolled back alone. */
+describe('SqliteEventStore group commit', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gensvc-es-gc-'));
+    store = new SqliteEventStore(join(dir, 'events.db'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits the good appends of a batch and rejects only the conflicting one', async () => {
+    await store.appendToStream('b-1', [{ type: 'Seeded', data: {} }]);
+    const results = await Promise.allSettled([
+      store.appendToStream('a-1', [{ type: 'One', data: { n: 1 } }, { type: 'Two', data: { n: 2 } }], { expectedRevision: 'no_stream' }),
+      store.appendToStream('b-1', [{ type: 'Lost', data: {} }], { expectedRevision: 'no_stream' }),
+      store.appendToStream('c-1', [{ type: 'Three', data: { n: 3 } }], { expectedRevision: 'no_stream' }),
+      store.appendToStream('a-1', [{ type: 'Four', data: { n: 4 } }], { expectedRevision: 1n }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.name).toBe('ConcurrencyError');
+    expect((await store.readStream('a-1')).map((e) => e.type)).toEqual(['One', 'Two', 'Four']);
+    expect((await store.readStream('b-1')).map((e) => e.type)).toEqual(['Seeded']);
+    expect((await store.readStream('c-1')).map((e) => e.type)).toEqual(['Three']);
+    const all = await store.readAll();
+    expect(all.map((e) => e.position)).toEqual([...all.map((e) => e.position)].sort((x, y) => (x < y ? -1 : 1)));
+    expect(all).toHaveLength(5);
+  });
+
+  it('rejects an append whose event id already exists without losing its batch neighbours', async () => {
+    await store.appendToStream('d-1', [{ type: 'First', data: {}, id: '00000000-0000-4000-8000-000000000001' }]);
+    const results = await Promise.allSettled([
+      store.appendToStream('d-2', [{ type: 'Dup', data: {}, id: '00000000-0000-4000-8000-000000000001' }]),
+      store.appendToStream('d-3', [{ type: 'Fine', data: {} }]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await store.readStream('d-2')).toEqual([]);
+    expect((await store.readStream('d-3')).map((e) => e.type)).toEqual(['Fine']);
+  });
+});

@@ -8,6 +8,14 @@ import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './even
 import { CheckpointStore, EventStore, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
 import { eventSchemas, type EventSchemas } from './upcasters';
 
+interface PendingAppend {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(err: unknown): void;
+}
+
 interface Row {
   position: number | bigint;
   id: string;
@@ -21,11 +29,15 @@ interface Row {
 /**
  * Embedded event store: one SQLite file in WAL mode. Several processes (the server and the
  * admin CLI) may use it at once; appends take the write lock (`BEGIN IMMEDIATE`), so the
- * revision check and the insert are one atomic step across processes.
+ * revision check and the insert are one atomic step across processes. Appends issued in the
+ * same event-loop turn share one transaction (group commit), keeping full durability
+ * (`synchronous = FULL`) without one fsync per append.
  */
 export class SqliteEventStore extends EventStore {
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
+  private readonly pending: PendingAppend[] = [];
+  private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], now: string, outcomes: Array<{ ok: AppendResult } | { err: unknown }>) => void>;
   private readonly stmts: {
     streamHead: Database.Statement<[string], { revision: number | bigint | null }>;
     insert: Database.Statement;
@@ -71,6 +83,17 @@ export class SqliteEventStore extends EventStore {
       head: this.db.prepare('SELECT MAX(position) AS position FROM events'),
     };
     this.emitter.setMaxListeners(100);
+    // A nested better-sqlite3 transaction is a savepoint: a failed append rolls back alone.
+    const appendInSavepoint = this.db.transaction(this.appendOne.bind(this));
+    this.commitBatch = this.db.transaction((batch: PendingAppend[], now: string, outcomes: Array<{ ok: AppendResult } | { err: unknown }>) => {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: appendInSavepoint(item.stream, item.events, item.expected, now) });
+        } catch (err) {
+          outcomes.push({ err }); // this append's savepoint is rolled back; the others commit
+        }
+      }
+    });
   }
 
   /** The underlying connection, for the embedded checkpoint store. */
@@ -78,42 +101,66 @@ export class SqliteEventStore extends EventStore {
     return this.db;
   }
 
-  override async appendToStream<E extends DomainEvent>(
+  override appendToStream<E extends DomainEvent>(
     stream: string,
     events: readonly NewEvent<E>[],
     options: { expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append of no events');
-    const expected = options.expectedRevision ?? 'any';
-    const now = new Date().toISOString();
-    const run = this.db.transaction((): AppendResult => {
-      const headRow = this.stmts.streamHead.get(stream);
-      const current = headRow?.revision == null ? -1n : BigInt(headRow.revision);
-      checkExpected(stream, expected, current);
-      let revision = current;
-      let position = -1n;
-      for (const e of events) {
-        revision += 1n;
-        const metadata: EventMetadata = {
-          schemaVersion: this.schemas.currentVersion(e.type),
-          occurredAt: now,
-          ...e.metadata,
-        };
-        const info = this.stmts.insert.run({
-          id: e.id ?? randomUUID(),
-          stream,
-          revision,
-          type: e.type,
-          data: JSON.stringify(e.data),
-          metadata: JSON.stringify(metadata),
-        });
-        position = BigInt(info.lastInsertRowid);
-      }
-      return { nextExpectedRevision: revision, position };
+    if (events.length === 0) return Promise.reject(new Error('append of no events'));
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
     });
-    const result = run.immediate();
-    setImmediate(() => this.emitter.emit('appended'));
-    return result;
+  }
+
+  /**
+   * Group commit: the appends requested during one turn of the event loop are written in
+   * one transaction (one fsync), each inside its own savepoint, so an append whose
+   * expected revision fails is rolled back alone and the others still commit.
+   */
+  private flush(): void {
+    const batch = this.pending.splice(0);
+    if (batch.length === 0) return;
+    const now = new Date().toISOString();
+    const outcomes: Array<{ ok: AppendResult } | { err: unknown }> = [];
+    try {
+      this.commitBatch.immediate(batch, now, outcomes);
+    } catch (err) {
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if ('ok' in outcome) item.resolve(outcome.ok);
+      else item.reject(outcome.err);
+    });
+    this.emitter.emit('appended');
+  }
+
+  private appendOne(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, now: string): AppendResult {
+    const headRow = this.stmts.streamHead.get(stream);
+    const current = headRow?.revision == null ? -1n : BigInt(headRow.revision);
+    checkExpected(stream, expected, current);
+    let revision = current;
+    let position = -1n;
+    for (const e of events) {
+      revision += 1n;
+      const metadata: EventMetadata = {
+        schemaVersion: this.schemas.currentVersion(e.type),
+        occurredAt: now,
+        ...e.metadata,
+      };
+      const info = this.stmts.insert.run({
+        id: e.id ?? randomUUID(),
+        stream,
+        revision,
+        type: e.type,
+        data: JSON.stringify(e.data),
+        metadata: JSON.stringify(metadata),
+      });
+      position = BigInt(info.lastInsertRowid);
+    }
+    return { nextExpectedRevision: revision, position };
   }
 
   override async readStream<E extends DomainEvent>(stream: string, options: { fromRevision?: bigint } = {}): Promise<RecordedEvent<E>[]> {
