@@ -89,10 +89,12 @@ class StoreCloser implements OnApplicationShutdown {
     @Inject(EventStore) private readonly events: EventStore,
     @Inject(ReadStore) private readonly readStore: ReadStore,
     @Inject(BlobStore) private readonly blobs: BlobStore,
+    @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
     private readonly engine: SubscriptionEngine,
   ) {}
   async onApplicationShutdown(): Promise<void> {
     await this.engine.stop();
+    if (this.checkpoints instanceof SqliteCheckpointStore) this.checkpoints.flush();
     await Promise.allSettled([this.events.close(), this.readStore.close(), this.blobs.close()]);
   }
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from './sqlite-event-store';
+import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
 
 /**
  * The server and the admin CLI share one SQLite file: separate OS processes append to the
@@ -134,5 +134,27 @@ describe('SqliteEventStore group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     expect(await store.readStream('d-2')).toEqual([]);
     expect((await store.readStream('d-3')).map((e) => e.type)).toEqual(['Fine']);
+  });
+});
+
+describe('SqliteCheckpointStore', () => {
+  it('coalesces writes: pending positions are read back at once and written together on flush', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-cp-'));
+    const store = new SqliteEventStore(join(dir, 'events.db'));
+    try {
+      const writer = new SqliteCheckpointStore(store.connection, 60_000);
+      const other = new SqliteCheckpointStore(store.connection, 60_000);
+      await writer.store('reactor:a', 5n);
+      await writer.store('reactor:a', 7n);
+      await writer.store('reactor:b', 3n);
+      expect(await writer.load('reactor:a')).toBe(7n);
+      expect(await other.load('reactor:a')).toBeUndefined();
+      writer.flush();
+      expect(await other.load('reactor:a')).toBe(7n);
+      expect(await other.load('reactor:b')).toBe(3n);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

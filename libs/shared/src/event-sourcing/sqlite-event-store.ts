@@ -214,24 +214,57 @@ export function checkExpected(stream: string, expected: ExpectedRevision, curren
 }
 
 /** Reactor checkpoints in the same SQLite file as the events. */
+/**
+ * Reactor checkpoints in the same SQLite file as the events. Writes are coalesced: positions
+ * are kept in memory and written together at most every `flushMs` (one transaction), because
+ * a checkpoint that lags only means some events are delivered again, which reactors absorb
+ * (they are idempotent), while a synced write per event would cost an fsync each.
+ */
 export class SqliteCheckpointStore extends CheckpointStore {
   private readonly get: Database.Statement<[string], { position: number | bigint }>;
-  private readonly put: Database.Statement<[string, bigint]>;
+  private readonly writeAll: Database.Transaction<(entries: [string, bigint][]) => void>;
+  private readonly dirty = new Map<string, bigint>();
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly flushMs = 100,
+  ) {
     super();
     this.get = db.prepare('SELECT position FROM checkpoints WHERE name = ?');
-    this.put = db.prepare(
+    const put = db.prepare<[string, bigint]>(
       'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
     );
+    this.writeAll = db.transaction((entries: [string, bigint][]) => {
+      for (const [name, position] of entries) put.run(name, position);
+    });
   }
 
   override async load(name: string): Promise<bigint | undefined> {
+    const pending = this.dirty.get(name);
+    if (pending !== undefined) return pending;
     const row = this.get.get(name);
     return row ? BigInt(row.position) : undefined;
   }
 
   override async store(name: string, position: bigint): Promise<void> {
-    this.put.run(name, position);
+    this.dirty.set(name, position);
+    this.timer ??= setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  /** Writes the pending checkpoints now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.dirty.size === 0 || !this.db.open) return;
+    const entries = [...this.dirty];
+    this.dirty.clear();
+    try {
+      this.writeAll(entries);
+    } catch (err) {
+      for (const [name, position] of entries) if (!this.dirty.has(name)) this.dirty.set(name, position);
+      this.timer = setTimeout(() => this.flush(), this.flushMs * 10);
+      throw err;
+    }
   }
 }
