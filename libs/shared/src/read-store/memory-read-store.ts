@@ -1,13 +1,40 @@
 import { Query, find, update as applyUpdate } from 'mingo';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from './read-store.port';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
+import { SecondaryIndex, chooseWindow, type Entry, type IndexWindow } from './memory-indexes';
+import { TRUE, UNKNOWN, compileFilter } from './simple-filter';
 
-const clone = <T>(v: T): T => structuredClone(v);
-
-/** The documents and unique indexes of one collection. */
-interface CollectionData {
-  readonly docs: Map<string, Doc>;
-  readonly uniqueIndexes: IndexSpec[];
+/** Deep copy of JSON-like data as structuredClone makes it, much cheaper for plain documents. */
+function clone<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = clone(v[i]);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = clone((v as Record<string, unknown>)[k]);
+  return out as T;
 }
+
+/** A unique index: the owner (`_id`) of each key. */
+interface UniqueIndex {
+  readonly spec: IndexSpec;
+  readonly fields: readonly string[];
+  readonly owners: Map<string, string>;
+}
+
+/** The documents and indexes of one collection. */
+interface CollectionData {
+  /** By `_id`, in insertion order (the order of a full scan). */
+  readonly docs: Map<string, Entry>;
+  readonly uniqueIndexes: UniqueIndex[];
+  readonly indexes: SecondaryIndex[];
+  nextSeq: number;
+}
+
+const newData = (): CollectionData => ({ docs: new Map(), uniqueIndexes: [], indexes: [], nextSeq: 0 });
 
 /**
  * Embedded read store: Mongo semantics (through mingo) over in-memory collections. It is not
@@ -15,6 +42,12 @@ interface CollectionData {
  * starts (see docs/architecture.md). Documents handed out are copies. Collection handles
  * resolve their name on every call, as with MongoDB, so they stay valid across
  * `renameCollection`; a collection exists once something was written to it.
+ *
+ * Fast paths, with the same results as mingo over the whole collection: `_id` lookups are
+ * direct; common filters are evaluated without mingo (simple-filter.ts); the indexes declared
+ * with createIndex are kept in order in memory (memory-indexes.ts), so a query that pins an
+ * index's leading fields reads only that window, and one sorted as the index stops after
+ * skip + limit matches. Unique indexes are hash maps.
  */
 export class MemoryReadStore extends ReadStore {
   private readonly collections = new Map<string, CollectionData>();
@@ -23,7 +56,7 @@ export class MemoryReadStore extends ReadStore {
     return new MemoryCollection(name, (create) => {
       let c = this.collections.get(name);
       if (!c && create) {
-        c = { docs: new Map(), uniqueIndexes: [] };
+        c = newData();
         this.collections.set(name, c);
       }
       return c;
@@ -45,7 +78,25 @@ export class MemoryReadStore extends ReadStore {
   override async close(): Promise<void> {}
 }
 
-const EMPTY: CollectionData = { docs: new Map(), uniqueIndexes: [] };
+const EMPTY: CollectionData = newData();
+
+/** A boolean test of the filter: direct when possible, mingo for the rest (compiled once). */
+function matcher(filter: Filter): (doc: Doc) => boolean {
+  const direct = compileFilter(filter);
+  if (!direct) {
+    const q = new Query(filter);
+    return (d) => q.test(d);
+  }
+  let q: Query | undefined;
+  return (d) => {
+    const r = direct(d);
+    return r === UNKNOWN ? (q ??= new Query(filter)).test(d) : r === TRUE;
+  };
+}
+
+const bySeq = (a: Entry, b: Entry): number => a.seq - b.seq;
+
+const isCount = (n: number | undefined): boolean => n === undefined || (Number.isInteger(n) && n >= 0);
 
 class MemoryCollection implements Collection<Doc> {
   constructor(
@@ -65,40 +116,35 @@ class MemoryCollection implements Collection<Doc> {
   }
 
   async findOne(filter: Filter): Promise<Doc | null> {
-    const d = this.first(this.reading, filter);
-    return d ? clone(d) : null;
+    const e = first(this.reading, filter);
+    return e ? clone(e.doc) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
-    let cursor = find([...candidates(this.reading, filter)], filter);
-    if (options.sort) cursor = cursor.sort(options.sort);
-    if (options.skip) cursor = cursor.skip(options.skip);
-    if (options.limit) cursor = cursor.limit(options.limit);
-    return (cursor.all() as Doc[]).map(clone);
+    return select(this.reading, filter, options).map(clone);
   }
 
   async count(filter: Filter): Promise<number> {
-    const q = new Query(filter);
+    const data = this.reading;
+    const match = matcher(filter);
     let n = 0;
-    for (const d of candidates(this.reading, filter)) if (q.test(d)) n++;
+    forCandidates(data, filter, (e) => {
+      if (match(e.doc)) n++;
+    });
     return n;
   }
 
   async insertOne(doc: Doc): Promise<void> {
     const data = this.writing;
     if (data.docs.has(doc._id)) throw new DuplicateKeyError(this.name, doc._id);
-    const copy = clone(doc);
-    this.checkUnique(data, copy);
-    data.docs.set(copy._id, copy);
+    this.insert(data, clone(doc));
   }
 
   async replaceOne(filter: Filter, doc: Doc, options: { upsert?: boolean } = {}) {
     const data = this.reading;
-    const existing = this.first(data, filter);
+    const existing = first(data, filter);
     if (existing) {
-      const copy = clone({ ...doc, _id: existing._id });
-      this.checkUnique(data, copy, existing._id);
-      data.docs.set(existing._id, copy);
+      this.replace(data, existing, clone({ ...doc, _id: existing.id }));
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
@@ -108,12 +154,11 @@ class MemoryCollection implements Collection<Doc> {
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
     const data = this.reading;
-    const existing = this.first(data, filter);
+    const existing = first(data, filter);
     if (existing) {
-      const next = clone(existing);
+      const next = clone(existing.doc);
       applyUpdate(next, stripOnInsert(update) as never);
-      this.checkUnique(data, next, existing._id);
-      data.docs.set(existing._id, next);
+      this.replace(data, existing, next);
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
@@ -127,14 +172,11 @@ class MemoryCollection implements Collection<Doc> {
 
   async updateMany(filter: Filter, update: Update) {
     const data = this.reading;
-    const q = new Query(filter);
     let matched = 0;
-    for (const d of [...candidates(data, filter)]) {
-      if (!q.test(d)) continue;
-      const next = clone(d);
+    for (const e of matching(data, filter)) {
+      const next = clone(e.doc);
       applyUpdate(next, stripOnInsert(update) as never);
-      this.checkUnique(data, next, d._id);
-      data.docs.set(d._id, next);
+      this.replace(data, e, next);
       matched++;
     }
     return { matched };
@@ -142,65 +184,217 @@ class MemoryCollection implements Collection<Doc> {
 
   async deleteOne(filter: Filter) {
     const data = this.reading;
-    const d = this.first(data, filter);
-    if (!d) return { deleted: 0 };
-    data.docs.delete(d._id);
+    const e = first(data, filter);
+    if (!e) return { deleted: 0 };
+    deleteEntry(data, e);
     return { deleted: 1 };
   }
 
   async deleteMany(filter: Filter) {
     const data = this.reading;
-    const q = new Query(filter);
-    let deleted = 0;
-    for (const d of [...candidates(data, filter)]) {
-      if (q.test(d)) {
-        data.docs.delete(d._id);
-        deleted++;
-      }
-    }
-    return { deleted };
+    const gone = matching(data, filter);
+    for (const e of gone) deleteEntry(data, e);
+    return { deleted: gone.length };
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    // Ordering indexes are a no-op in memory; unique indexes are enforced.
     const data = this.writing;
-    if (!spec.unique || data.uniqueIndexes.some((i) => JSON.stringify(i.keys) === JSON.stringify(spec.keys))) return;
-    for (const d of data.docs.values()) this.checkUnique({ docs: data.docs, uniqueIndexes: [spec] }, d, d._id);
-    data.uniqueIndexes.push(spec);
+    const keys = JSON.stringify(spec.keys);
+    if (spec.unique && !data.uniqueIndexes.some((i) => JSON.stringify(i.spec.keys) === keys)) {
+      const unique: UniqueIndex = { spec, fields: Object.keys(spec.keys), owners: new Map() };
+      for (const e of data.docs.values()) {
+        const key = uniqueKey(e.doc, unique.fields);
+        if (unique.owners.has(key)) throw new DuplicateKeyError(this.name, `${unique.fields.join(',')}=${key}`);
+        unique.owners.set(key, e.id);
+      }
+      data.uniqueIndexes.push(unique);
+    }
+    if (!data.indexes.some((i) => JSON.stringify(i.spec.keys) === keys)) {
+      const index = new SecondaryIndex(spec, data.indexes.length);
+      index.build(data.docs.values());
+      data.indexes.push(index);
+    }
   }
 
   async drop(): Promise<void> {
     this.remove();
   }
 
-  private first(data: CollectionData, filter: Filter): Doc | undefined {
-    const q = new Query(filter);
-    for (const d of candidates(data, filter)) if (q.test(d)) return d;
-    return undefined;
+  private insert(data: CollectionData, doc: Doc): void {
+    this.checkUnique(data, doc);
+    const entry: Entry = { id: doc._id, doc, seq: data.nextSeq++, keys: [] };
+    data.docs.set(entry.id, entry);
+    for (const u of data.uniqueIndexes) u.owners.set(uniqueKey(doc, u.fields), entry.id);
+    for (const index of data.indexes) index.add(entry);
+  }
+
+  private replace(data: CollectionData, entry: Entry, next: Doc): void {
+    this.checkUnique(data, next, entry.id);
+    for (const u of data.uniqueIndexes) {
+      const before = uniqueKey(entry.doc, u.fields);
+      if (u.owners.get(before) === entry.id) u.owners.delete(before);
+      u.owners.set(uniqueKey(next, u.fields), entry.id);
+    }
+    const changed = data.indexes.filter((index) => index.changes(entry, next));
+    for (const index of changed) index.remove(entry);
+    entry.doc = next;
+    for (const index of changed) index.add(entry);
   }
 
   private checkUnique(data: CollectionData, doc: Doc, selfId?: string): void {
-    for (const idx of data.uniqueIndexes) {
-      const fields = Object.keys(idx.keys);
-      const key = fields.map((f) => JSON.stringify(getPath(doc, f)) ?? 'null').join('|');
-      for (const other of data.docs.values()) {
-        if (other._id === selfId || other._id === doc._id) continue;
-        if (fields.map((f) => JSON.stringify(getPath(other, f)) ?? 'null').join('|') === key) {
-          throw new DuplicateKeyError(this.name, `${fields.join(',')}=${key}`);
-        }
-      }
+    for (const u of data.uniqueIndexes) {
+      const key = uniqueKey(doc, u.fields);
+      const owner = u.owners.get(key);
+      if (owner !== undefined && owner !== selfId && owner !== doc._id) throw new DuplicateKeyError(this.name, `${u.fields.join(',')}=${key}`);
     }
   }
 }
 
-/** Documents that may match: a direct lookup when the filter pins `_id`. */
-function candidates(data: CollectionData, filter: Filter): Iterable<Doc> {
-  const id = filter._id;
-  if (typeof id === 'string') {
-    const d = data.docs.get(id);
-    return d ? [d] : [];
+function deleteEntry(data: CollectionData, e: Entry): void {
+  data.docs.delete(e.id);
+  for (const u of data.uniqueIndexes) {
+    const key = uniqueKey(e.doc, u.fields);
+    if (u.owners.get(key) === e.id) u.owners.delete(key);
   }
-  return data.docs.values();
+  for (const index of data.indexes) index.remove(e);
+}
+
+function uniqueKey(doc: Record<string, unknown>, fields: readonly string[]): string {
+  return fields.map((f) => JSON.stringify(getPath(doc, f)) ?? 'null').join('|');
+}
+
+/** The entry pinned by an `_id` equality on a string, if the filter has one. */
+function byId(data: CollectionData, filter: Filter): Entry | null | undefined {
+  const id = filter._id;
+  return typeof id === 'string' ? (data.docs.get(id) ?? null) : undefined;
+}
+
+/** Visits the entries that may match (an index window, or all), in no particular order. */
+function forCandidates(data: CollectionData, filter: Filter, visit: (e: Entry) => void): void {
+  const pinned = byId(data, filter);
+  if (pinned !== undefined) {
+    if (pinned) visit(pinned);
+    return;
+  }
+  const w = chooseWindow(data.indexes, filter, undefined, false);
+  if (w) {
+    w.index.scan(w.start, w.end, false, (e) => {
+      visit(e);
+      return true;
+    });
+    return;
+  }
+  for (const e of data.docs.values()) visit(e);
+}
+
+/** The matching entries in insertion order. */
+function matching(data: CollectionData, filter: Filter): Entry[] {
+  const match = matcher(filter);
+  const out: Entry[] = [];
+  forCandidates(data, filter, (e) => {
+    if (match(e.doc)) out.push(e);
+  });
+  return out.sort(bySeq);
+}
+
+/** The first matching entry in insertion order (what a full scan would find first). */
+function first(data: CollectionData, filter: Filter): Entry | undefined {
+  const pinned = byId(data, filter);
+  const match = matcher(filter);
+  if (pinned !== undefined) return pinned && match(pinned.doc) ? pinned : undefined;
+  const w = chooseWindow(data.indexes, filter, undefined, false);
+  if (w && w.size * 2 < data.docs.size) {
+    let best: Entry | undefined;
+    w.index.scan(w.start, w.end, false, (e) => {
+      if ((!best || e.seq < best.seq) && match(e.doc)) best = e;
+      return true;
+    });
+    return best;
+  }
+  for (const e of data.docs.values()) if (match(e.doc)) return e;
+  return undefined;
+}
+
+/** Mingo's sort (stable: ties keep the given order). */
+function mingoSort(docs: Doc[], sort: Sort): Doc[] {
+  return find(docs, {}).sort(sort).all() as Doc[];
+}
+
+/** The documents of find(): those of a full scan through mingo, sorted, skipped and limited. */
+function select(data: CollectionData, filter: Filter, options: FindOptions): Doc[] {
+  const { sort, skip, limit } = options;
+  const hasSort = sort !== undefined && Object.keys(sort).length > 0;
+  if ((sort !== undefined && !hasSort) || !isCount(skip) || !isCount(limit)) {
+    // Unusual options: exactly what mingo makes of them.
+    let cursor = find([...data.docs.values()].map((e) => e.doc), filter);
+    if (sort) cursor = cursor.sort(sort);
+    if (skip) cursor = cursor.skip(skip);
+    if (limit) cursor = cursor.limit(limit);
+    return cursor.all() as Doc[];
+  }
+  const from = skip ?? 0;
+  const to = limit ? from + limit : Infinity;
+  const page = (docs: Doc[]): Doc[] => (from === 0 && to >= docs.length ? docs : docs.slice(from, to));
+  const match = matcher(filter);
+  const pinned = byId(data, filter);
+  if (pinned !== undefined) return page(pinned && match(pinned.doc) ? [pinned.doc] : []);
+  const w = chooseWindow(data.indexes, filter, hasSort ? sort : undefined, hasSort);
+  if (w && w.ordered > 0) return page(readInOrder(w, match, sort!, to));
+  let found: Doc[];
+  if (w) {
+    const entries: Entry[] = [];
+    w.index.scan(w.start, w.end, false, (e) => {
+      if (match(e.doc)) entries.push(e);
+      return true;
+    });
+    found = entries.sort(bySeq).map((e) => e.doc);
+  } else {
+    found = [];
+    for (const e of data.docs.values()) {
+      if (!match(e.doc)) continue;
+      found.push(e.doc);
+      if (!hasSort && found.length >= to) break;
+    }
+  }
+  return page(hasSort ? mingoSort(found, sort!) : found);
+}
+
+/**
+ * Reads an index window in the sort's order and stops once `needed` matches are certain.
+ * Entries with equal values on the ordered fields form a run; a run's matches are ordered
+ * by the whole sort, ties in insertion order, as mingo's stable sort does.
+ */
+function readInOrder(w: IndexWindow, match: (d: Doc) => boolean, sort: Sort, needed: number): Doc[] {
+  const out: Doc[] = [];
+  const sortedByIndex = Object.keys(sort).length <= w.pinned + w.ordered && sortFieldsCovered(w, sort);
+  let run: Entry[] = [];
+  let head: Entry | undefined;
+  const flush = () => {
+    if (run.length === 1) out.push(run[0].doc);
+    else if (run.length > 1) {
+      run.sort(bySeq);
+      const docs = run.map((e) => e.doc);
+      out.push(...(sortedByIndex ? docs : mingoSort(docs, sort)));
+    }
+    run = [];
+  };
+  w.index.scan(w.start, w.end, w.reverse, (e) => {
+    if (head && !w.index.sameRun(head, e, w.pinned, w.ordered)) {
+      flush();
+      if (out.length >= needed) return false;
+      head = e;
+    } else if (!head) head = e;
+    if (match(e.doc)) run.push(e);
+    return true;
+  });
+  flush();
+  return out;
+}
+
+/** Whether every sort field is a pinned or ordered field of the window (then a run is all ties). */
+function sortFieldsCovered(w: IndexWindow, sort: Sort): boolean {
+  const covered = new Set(w.index.fields.slice(0, w.pinned + w.ordered));
+  return Object.keys(sort).every((f) => covered.has(f));
 }
 
 function getPath(doc: Record<string, unknown>, path: string): unknown {
