@@ -81,8 +81,8 @@ export class MemoryReadStore extends ReadStore {
 const EMPTY: CollectionData = newData();
 
 /** A boolean test of the filter: direct when possible, mingo for the rest (compiled once). */
-function matcher(filter: Filter): (doc: Doc) => boolean {
-  const direct = compileFilter(filter);
+function matcher(filter: Filter, window?: IndexWindow | null): (doc: Doc) => boolean {
+  const direct = compileFilter(filter, window ? new Set(window.index.fields.slice(0, window.pinned)) : undefined);
   if (!direct) {
     const q = new Query(filter);
     return (d) => q.test(d);
@@ -125,12 +125,8 @@ class MemoryCollection implements Collection<Doc> {
   }
 
   async count(filter: Filter): Promise<number> {
-    const data = this.reading;
-    const match = matcher(filter);
     let n = 0;
-    forCandidates(data, filter, (e) => {
-      if (match(e.doc)) n++;
-    });
+    forMatches(this.reading, filter, () => n++);
     return n;
   }
 
@@ -269,41 +265,40 @@ function byId(data: CollectionData, filter: Filter): Entry | null | undefined {
   return typeof id === 'string' ? (data.docs.get(id) ?? null) : undefined;
 }
 
-/** Visits the entries that may match (an index window, or all), in no particular order. */
-function forCandidates(data: CollectionData, filter: Filter, visit: (e: Entry) => void): void {
+/** Visits the matching entries (from an index window, or all), in no particular order. */
+function forMatches(data: CollectionData, filter: Filter, visit: (e: Entry) => void): void {
   const pinned = byId(data, filter);
   if (pinned !== undefined) {
-    if (pinned) visit(pinned);
+    if (pinned && matcher(filter)(pinned.doc)) visit(pinned);
     return;
   }
   const w = chooseWindow(data.indexes, filter, undefined, false);
+  const match = matcher(filter, w);
   if (w) {
     w.index.scan(w.start, w.end, false, (e) => {
-      visit(e);
+      if (match(e.doc)) visit(e);
       return true;
     });
     return;
   }
-  for (const e of data.docs.values()) visit(e);
+  for (const e of data.docs.values()) if (match(e.doc)) visit(e);
 }
 
 /** The matching entries in insertion order. */
 function matching(data: CollectionData, filter: Filter): Entry[] {
-  const match = matcher(filter);
   const out: Entry[] = [];
-  forCandidates(data, filter, (e) => {
-    if (match(e.doc)) out.push(e);
-  });
+  forMatches(data, filter, (e) => out.push(e));
   return out.sort(bySeq);
 }
 
 /** The first matching entry in insertion order (what a full scan would find first). */
 function first(data: CollectionData, filter: Filter): Entry | undefined {
   const pinned = byId(data, filter);
-  const match = matcher(filter);
-  if (pinned !== undefined) return pinned && match(pinned.doc) ? pinned : undefined;
+  if (pinned !== undefined) return pinned && matcher(filter)(pinned.doc) ? pinned : undefined;
   const w = chooseWindow(data.indexes, filter, undefined, false);
-  if (w && w.size * 2 < data.docs.size) {
+  const useWindow = w && w.size * 2 < data.docs.size;
+  const match = matcher(filter, useWindow ? w : null);
+  if (w && useWindow) {
     let best: Entry | undefined;
     w.index.scan(w.start, w.end, false, (e) => {
       if ((!best || e.seq < best.seq) && match(e.doc)) best = e;
@@ -335,10 +330,10 @@ function select(data: CollectionData, filter: Filter, options: FindOptions): Doc
   const from = skip ?? 0;
   const to = limit ? from + limit : Infinity;
   const page = (docs: Doc[]): Doc[] => (from === 0 && to >= docs.length ? docs : docs.slice(from, to));
-  const match = matcher(filter);
   const pinned = byId(data, filter);
-  if (pinned !== undefined) return page(pinned && match(pinned.doc) ? [pinned.doc] : []);
+  if (pinned !== undefined) return page(pinned && matcher(filter)(pinned.doc) ? [pinned.doc] : []);
   const w = chooseWindow(data.indexes, filter, hasSort ? sort : undefined, hasSort);
+  const match = matcher(filter, w);
   if (w && w.ordered > 0) return page(readInOrder(w, match, sort!, to));
   let found: Doc[];
   if (w) {
@@ -367,6 +362,15 @@ function select(data: CollectionData, filter: Filter, options: FindOptions): Doc
 function readInOrder(w: IndexWindow, match: (d: Doc) => boolean, sort: Sort, needed: number): Doc[] {
   const out: Doc[] = [];
   const sortedByIndex = Object.keys(sort).length <= w.pinned + w.ordered && sortFieldsCovered(w, sort);
+  // Runs are single entries when the ordered fields include the unique _id.
+  const singles = w.index.fields.slice(w.pinned, w.pinned + w.ordered).includes('_id');
+  if (singles) {
+    w.index.scan(w.start, w.end, w.reverse, (e) => {
+      if (match(e.doc)) out.push(e.doc);
+      return out.length < needed;
+    });
+    return out;
+  }
   let run: Entry[] = [];
   let head: Entry | undefined;
   const flush = () => {

@@ -163,8 +163,39 @@ function or(preds: Predicate[]): Predicate {
   };
 }
 
-/** A three-way predicate for the filter, or null when mingo must evaluate it. */
-export function compileFilter(filter: Filter): Predicate | null {
+/** The predicate of one field's conditions. */
+function fieldPredicate(key: string, parts: string[], leaves: Leaf[]): Predicate {
+  if (parts.length === 1 && leaves.length === 1) {
+    // The common case, kept small for the optimizer: a top-level field, one condition.
+    const leaf = leaves[0];
+    return (doc) => {
+      const v = doc[key];
+      if (v !== null && v !== undefined) {
+        const t = typeof v;
+        if (t === 'object' || t === 'function' || t === 'symbol' || t === 'bigint') return UNKNOWN;
+      }
+      return leaf(v);
+    };
+  }
+  return (doc) => {
+    const v = resolvePath(doc, key, parts);
+    if (v === IRREGULAR) return UNKNOWN;
+    let r: Tri = TRUE;
+    for (const l of leaves) {
+      const x = l(v);
+      if (x === FALSE) return FALSE;
+      if (x === UNKNOWN) r = UNKNOWN;
+    }
+    return r;
+  };
+}
+
+/**
+ * A three-way predicate for the filter, or null when mingo must evaluate it. `implied`: top-level
+ * fields whose plain equality is known to hold for every document that will be tested (an
+ * index window pinned on them); they are not evaluated again.
+ */
+export function compileFilter(filter: Filter, implied?: ReadonlySet<string>): Predicate | null {
   if (!isPlainObject(filter)) return null;
   const preds: Predicate[] = [];
   for (const [key, condition] of Object.entries(filter)) {
@@ -183,20 +214,8 @@ export function compileFilter(filter: Filter): Predicate | null {
     if (!parts) return null;
     const leaves = fieldLeaves(condition, parts.length > 1);
     if (!leaves) return null;
-    const leaf = leaves[0];
-    const multi = leaves.length > 1;
-    preds.push((doc) => {
-      const v = resolvePath(doc, key, parts);
-      if (v === IRREGULAR) return UNKNOWN;
-      if (!multi) return leaf(v);
-      let r: Tri = TRUE;
-      for (const l of leaves) {
-        const x = l(v);
-        if (x === FALSE) return FALSE;
-        if (x === UNKNOWN) r = UNKNOWN;
-      }
-      return r;
-    });
+    if (implied?.has(key) && isScalar(condition)) continue;
+    preds.push(fieldPredicate(key, parts, leaves));
   }
   if (preds.length === 0) return () => TRUE;
   return and(preds);
