@@ -1,8 +1,6 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { BlobStore } from './blob-store/blob-store.port';
 import { FsBlobStore } from './blob-store/fs-blob-store';
 import { MinioBlobStore } from './blob-store/minio-blob-store';
@@ -49,12 +47,12 @@ export async function createStores(config: AppConfig): Promise<{
       opened.push(esdb);
       await esdb.ping();
       events = esdb;
-      checkpoints = mongo ? new MongoCheckpointStore(mongo.db) : sqliteCheckpoints(join(config.dataDir, 'checkpoints.db'), opened);
+      checkpoints = mongo ? new MongoCheckpointStore(mongo.db) : opening(SqliteCheckpointStore.open(join(config.dataDir, 'checkpoints.db')), opened);
     } else {
       const sqlite = new SqliteEventStore(join(config.dataDir, 'events.db'));
       opened.push(sqlite);
       events = sqlite;
-      checkpoints = new SqliteCheckpointStore(sqlite.connection);
+      checkpoints = opening(SqliteCheckpointStore.open(join(config.dataDir, 'events.db')), opened);
     }
     let blobs: BlobStore;
     if (config.s3) {
@@ -71,16 +69,11 @@ export async function createStores(config: AppConfig): Promise<{
   }
 }
 
-/** Reactor checkpoints in a SQLite file of their own (when the events live in EventStoreDB without MongoDB). */
-function sqliteCheckpoints(file: string, opened: { close(): Promise<void> }[]): CheckpointStore {
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
-  db.defaultSafeIntegers(true);
-  opened.push({ close: async () => void (db.open && db.close()) });
-  return new SqliteCheckpointStore(db);
+
+/** Registers a store for closing when the start fails later. */
+function opening<T extends { close(): Promise<void> }>(store: T, opened: { close(): Promise<void> }[]): T {
+  opened.push(store);
+  return store;
 }
 
 @Injectable()
@@ -94,8 +87,12 @@ class StoreCloser implements OnApplicationShutdown {
   ) {}
   async onApplicationShutdown(): Promise<void> {
     await this.engine.stop();
-    if (this.checkpoints instanceof SqliteCheckpointStore) this.checkpoints.flush();
-    await Promise.allSettled([this.events.close(), this.readStore.close(), this.blobs.close()]);
+    await Promise.allSettled([
+      this.events.close(),
+      this.readStore.close(),
+      this.blobs.close(),
+      ...(this.checkpoints instanceof SqliteCheckpointStore ? [this.checkpoints.close()] : []),
+    ]);
   }
 }
 

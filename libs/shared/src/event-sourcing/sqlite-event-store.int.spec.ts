@@ -138,22 +138,27 @@ describe('SqliteEventStore group commit', () => {
 });
 
 describe('SqliteCheckpointStore', () => {
-  it('coalesces writes: pending positions are read back at once and written together on flush', async () => {
+  it('keeps positions across connections and reopening, beside the events of the same file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gensvc-cp-'));
-    const store = new SqliteEventStore(join(dir, 'events.db'));
+    const file = join(dir, 'events.db');
+    const events = new SqliteEventStore(file);
     try {
-      const writer = new SqliteCheckpointStore(store.connection, 60_000);
-      const other = new SqliteCheckpointStore(store.connection, 60_000);
+      const writer = SqliteCheckpointStore.open(file);
       await writer.store('reactor:a', 5n);
       await writer.store('reactor:a', 7n);
       await writer.store('reactor:b', 3n);
-      expect(await writer.load('reactor:a')).toBe(7n);
-      expect(await other.load('reactor:a')).toBeUndefined();
-      writer.flush();
-      expect(await other.load('reactor:a')).toBe(7n);
-      expect(await other.load('reactor:b')).toBe(3n);
+      const reader = SqliteCheckpointStore.open(file);
+      expect(await reader.load('reactor:a')).toBe(7n);
+      await writer.close();
+      await reader.close();
+      const reopened = SqliteCheckpointStore.open(file);
+      expect(await reopened.load('reactor:b')).toBe(3n);
+      expect(await reopened.load('reactor:none')).toBeUndefined();
+      await reopened.close();
+      await events.appendToStream('x-1', [{ type: 'Still', data: {} }]);
+      expect(await events.headPosition()).toBe(1n);
     } finally {
-      await store.close();
+      await events.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

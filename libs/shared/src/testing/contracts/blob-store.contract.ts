@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore } from '../../blob-store/blob-store.port';
@@ -204,12 +206,18 @@ export function blobStoreContract(name: string, makeFixture: () => Promise<BlobS
       expect(await store.stat(k2)).toBeNull();
     });
 
-    it('streams a 20 MiB object in and out without holding it in memory', async () => {
+    it('streams a 40 MiB object in and out without holding it in memory', async () => {
       const k = key('large.bin');
-      const size = 20 * MiB + 17;
+      const size = 40 * MiB + 17;
+      // Live memory, not garbage the collector has not reached yet: collect before each sample.
+      const gc = exposeGc();
+      gc();
       const baseline = process.memoryUsage().arrayBuffers;
       let peak = baseline;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 5);
+      const sampler = setInterval(() => {
+        gc();
+        peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+      }, 25);
       try {
         expect(await put(k, generated(size, 11), { size })).toEqual({ size });
         expect((await store.stat(k))!.size).toBe(size);
@@ -228,12 +236,20 @@ export function blobStoreContract(name: string, makeFixture: () => Promise<BlobS
       } finally {
         clearInterval(sampler);
       }
-      // Buffering the object would need at least its size; streaming needs a few chunks.
-      expect(peak - baseline).toBeLessThan(size);
+      // Buffering the object would need at least its size; streaming needs a few chunks (or parts).
+      expect(peak - baseline).toBeLessThan(size / 2);
     }, 180_000);
 
     it('ping answers', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });
   });
+}
+
+/** The collector, for memory measurements (exposed at run time; no node flag needed). */
+function exposeGc(): () => void {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (existing) return existing;
+  setFlagsFromString('--expose_gc');
+  return runInNewContext('gc') as () => void;
 }
