@@ -40,7 +40,11 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, def: number, min: number, max: number): number {
+/**
+ * Reads the integer variable `name` (digits only), `def` when unset or empty; a value that is
+ * not an integer or lies outside [min, max] throws a ConfigError naming the variable.
+ */
+export function envInt(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got ${JSON.stringify(raw)}`);
@@ -82,7 +86,7 @@ function signingSecret(env: Env, dataDir: string): string {
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  const port = int(env, 'PORT', 3000, 0, 65535);
+  const port = envInt(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = resolve(env.DATA_DIR || './data');
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
@@ -115,10 +119,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongoUrl: url(env, 'MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     mongoDb: env.MONGO_DB || 'gensvc',
     s3,
-    localSupplierDelayMs: int(env, 'LOCAL_SUPPLIER_DELAY_MS', 1000, 0, 600_000),
-    accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    localSupplierDelayMs: envInt(env, 'LOCAL_SUPPLIER_DELAY_MS', 1000, 0, 600_000),
+    accessTokenTtlSeconds: envInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
     adminToken: env.ADMIN_TOKEN || undefined,
-    adminPort: int(env, 'ADMIN_PORT', 3001, 0, 65535),
-    jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
+    adminPort: envInt(env, 'ADMIN_PORT', 3001, 0, 65535),
+    jsonBodyLimit: envInt(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
   });
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AppConfig, ConfigError } from '@gensvc/shared';
+import { AppConfig, ConfigError, envInt } from '@gensvc/shared';
 
 /** One external supplier reached over HTTP (see libs/suppliers/PROTOCOL.md). */
 export interface HttpChannelConfig {
@@ -52,15 +52,6 @@ export class SupplierSettings {
 }
 
 type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got ${JSON.stringify(raw)}`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
-  return n;
-}
 
 const CHANNEL_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
@@ -128,8 +119,8 @@ export function loadSupplierSettings(config: AppConfig, env: Env = process.env):
     channels = parseChannels(text, 'SUPPLIER_CHANNELS_FILE');
   }
   return new SupplierSettings({
-    jobDeadlineMs: int(env, 'SUPPLIER_JOB_DEADLINE_MS', 600_000, 100, 7 * 86_400_000),
-    callbackWindowSeconds: int(env, 'SUPPLIER_CALLBACK_WINDOW_SECONDS', 300, 1, 86_400),
+    jobDeadlineMs: envInt(env, 'SUPPLIER_JOB_DEADLINE_MS', 600_000, 100, 7 * 86_400_000),
+    callbackWindowSeconds: envInt(env, 'SUPPLIER_CALLBACK_WINDOW_SECONDS', 300, 1, 86_400),
     channels,
     publicBaseUrl: config.publicBaseUrl,
     signingSecret: config.signingSecret,
