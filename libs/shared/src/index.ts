@@ -22,4 +22,5 @@ export * from './blob-store/blob-store.port';
 export * from './blob-store/fs-blob-store';
 export * from './blob-store/minio-blob-store';
 export * from './auth';
+export * from './route-discovery';
 export * from './storage.module';

@@ -1,9 +1,8 @@
-import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { type DiscoveryService, type Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ACCESS_RULE, ERROR_STATUS, type AccessRule, type ErrorCode } from '@gensvc/shared';
+import { ERROR_STATUS, discoverRoutes, type AccessRule, type DiscoveredRoute, type ErrorCode } from '@gensvc/shared';
 import { dtoSchema, type JsonSchema } from './dto-schema';
 import { EXCLUDED, OPERATIONS, RETRY_AFTER, type OperationDoc, type Parameter } from './operations';
 import { ERROR_CODES, SCHEMAS, ref } from './schemas';
@@ -48,38 +47,8 @@ const DTO_REFINEMENTS: Record<string, Record<string, JsonSchema>> = {
   },
 };
 
-interface Route {
-  method: string;
-  path: string;
-  controller: Function; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
-  handler: string;
-  rule: AccessRule | undefined;
-}
-
-const joinPath = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
-
-function scanRoutes(discovery: DiscoveryService, reflector: Reflector): Route[] {
-  const scanner = new MetadataScanner();
-  const routes: Route[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const metatype = wrapper.metatype as (new (...a: unknown[]) => unknown) | undefined;
-    if (!metatype?.prototype) continue;
-    const bases = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
-    for (const name of scanner.getAllMethodNames(metatype.prototype)) {
-      const handler = (metatype.prototype as Record<string, unknown>)[name];
-      if (typeof handler !== 'function') continue;
-      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-      if (paths === undefined) continue;
-      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod] ?? 'GET';
-      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, metatype]);
-      for (const b of bases) for (const p of ([] as string[]).concat(paths)) routes.push({ method, path: joinPath(b, p), controller: metatype, handler: name, rule });
-    }
-  }
-  return routes;
-}
-
 /** The DTO classes of a handler's `@Body()` and `@Query()` (whole-object parameters only). */
-function dtoParams(route: Route): { body?: Function; query?: Function } { // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+function dtoParams(route: DiscoveredRoute): { body?: Function; query?: Function } { // eslint-disable-line @typescript-eslint/no-unsafe-function-type
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.handler) ?? {}) as Record<string, { index: number; data?: unknown }>;
   const types = (Reflect.getMetadata('design:paramtypes', route.controller.prototype, route.handler) ?? []) as Function[]; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
   const out: { body?: Function; query?: Function } = {}; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
@@ -176,7 +145,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
   const paths: Record<string, Record<string, unknown>> = {};
   const undocumented: string[] = [];
 
-  for (const route of scanRoutes(sources.discovery, sources.reflector)) {
+  for (const route of discoverRoutes(sources.discovery, sources.reflector)) {
     if (EXCLUDED.some((re) => re.test(route.path))) continue;
     const key = `${route.method} ${route.path}`;
     const doc = OPERATIONS[key];
