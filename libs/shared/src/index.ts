@@ -17,6 +17,8 @@ export * from './event-sourcing/sqlite-event-store';
 export * from './event-sourcing/esdb-event-store';
 export * from './read-store/read-store.port';
 export * from './read-store/memory-read-store';
+export * from './read-store/documents';
+export { filterMatcher } from './read-store/simple-filter';
 export * from './read-store/mongo-read-store';
 export * from './blob-store/blob-store.port';
 export * from './blob-store/fs-blob-store';

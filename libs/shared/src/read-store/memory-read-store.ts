@@ -1,22 +1,8 @@
-import { Query, find, update as applyUpdate } from 'mingo';
+import { find, update as applyUpdate } from 'mingo';
 import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
 import { SecondaryIndex, chooseWindow, type Entry, type IndexWindow } from './memory-indexes';
-import { TRUE, UNKNOWN, compileFilter } from './simple-filter';
-
-/** Deep copy of JSON-like data as structuredClone makes it, much cheaper for plain documents. */
-function clone<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = clone(v[i]);
-    return out as T;
-  }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = clone((v as Record<string, unknown>)[k]);
-  return out as T;
-}
+import { filterMatcher } from './simple-filter';
+import { cloneDocument as clone, stripOnInsert, upsertSeed, withOnInsert } from './documents';
 
 /** A unique index: the owner (`_id`) of each key. */
 interface UniqueIndex {
@@ -80,18 +66,9 @@ export class MemoryReadStore extends ReadStore {
 
 const EMPTY: CollectionData = newData();
 
-/** A boolean test of the filter: direct when possible, mingo for the rest (compiled once). */
+/** A boolean test of the filter; the fields an index window pins are not tested again. */
 function matcher(filter: Filter, window?: IndexWindow | null): (doc: Doc) => boolean {
-  const direct = compileFilter(filter, window ? new Set(window.index.fields.slice(0, window.pinned)) : undefined);
-  if (!direct) {
-    const q = new Query(filter);
-    return (d) => q.test(d);
-  }
-  let q: Query | undefined;
-  return (d) => {
-    const r = direct(d);
-    return r === UNKNOWN ? (q ??= new Query(filter)).test(d) : r === TRUE;
-  };
+  return filterMatcher(filter, window ? new Set(window.index.fields.slice(0, window.pinned)) : undefined);
 }
 
 const bySeq = (a: Entry, b: Entry): number => a.seq - b.seq;
@@ -158,7 +135,7 @@ class MemoryCollection implements Collection<Doc> {
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
-    const seed = equalities(filter);
+    const seed = upsertSeed(filter);
     if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
     const doc = seed as Doc;
     applyUpdate(doc, withOnInsert(update) as never);
@@ -403,29 +380,4 @@ function sortFieldsCovered(w: IndexWindow, sort: Sort): boolean {
 
 function getPath(doc: Record<string, unknown>, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), doc);
-}
-
-/** Top-level equality conditions of a filter, the seed of an upserted document. */
-function equalities(filter: Filter): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(filter)) {
-    if (k.startsWith('$')) continue;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const ops = Object.keys(v);
-      if (ops.length === 1 && ops[0] === '$eq') out[k] = (v as { $eq: unknown }).$eq;
-      continue;
-    }
-    out[k] = clone(v);
-  }
-  return out;
-}
-
-function stripOnInsert(update: Update): Update {
-  const { $setOnInsert: _ignored, ...rest } = update as Update & { $setOnInsert?: unknown };
-  return rest;
-}
-
-function withOnInsert(update: Update): Update {
-  const { $setOnInsert, $set, ...rest } = update as Update & { $setOnInsert?: Record<string, unknown>; $set?: Record<string, unknown> };
-  return $setOnInsert || $set ? { ...rest, $set: { ...($setOnInsert ?? {}), ...($set ?? {}) } } : rest;
 }

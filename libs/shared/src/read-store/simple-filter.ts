@@ -1,3 +1,4 @@
+import { Query } from 'mingo';
 import type { Doc, Filter } from './read-store.port';
 
 /**
@@ -219,6 +220,23 @@ export function compileFilter(filter: Filter, implied?: ReadonlySet<string>): Pr
   }
   if (preds.length === 0) return () => TRUE;
   return and(preds);
+}
+
+/**
+ * A boolean test of the filter: direct when possible, mingo for the rest (compiled once, on
+ * the first document the direct evaluation cannot judge). `implied` as for compileFilter.
+ */
+export function filterMatcher(filter: Filter, implied?: ReadonlySet<string>): (doc: Doc) => boolean {
+  const direct = compileFilter(filter, implied);
+  if (!direct) {
+    const q = new Query(filter);
+    return (d) => q.test(d);
+  }
+  let q: Query | undefined;
+  return (d) => {
+    const r = direct(d);
+    return r === UNKNOWN ? (q ??= new Query(filter)).test(d) : r === TRUE;
+  };
 }
 
 /**

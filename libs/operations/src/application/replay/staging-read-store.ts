@@ -1,13 +1,27 @@
-import { Query, find, update as applyUpdate } from 'mingo';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from '@gensvc/shared';
+import { find, update as applyUpdate } from 'mingo';
+import {
+  DuplicateKeyError,
+  ReadStore,
+  cloneDocument,
+  filterMatcher,
+  stripOnInsert,
+  upsertSeed,
+  withOnInsert,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Update,
+} from '@gensvc/shared';
 
 /**
  * Where a replay builds read models before they are copied into the real read store: an
  * in-memory store with the same (Mongo) semantics as the embedded read store, tuned for the
- * access pattern of projections. Filters made only of top-level equalities on primitive
- * values (`{_id}`, `{_id, _pos}`: what `documentProjection` uses) are evaluated directly,
- * without compiling a mingo query; anything else goes through mingo. Unique indexes are
- * hash maps instead of scans. Documents handed in or out are copies.
+ * access pattern of projections. Common filters (`{_id}`, `{_id, _pos}`: what
+ * `documentProjection` uses) are evaluated directly, as in the embedded read store
+ * (`filterMatcher`), without compiling a mingo query; anything else goes through mingo.
+ * Unique indexes are hash maps instead of scans. Documents handed in or out are copies.
  *
  * It holds the whole rebuilt read model in memory until the switch (docs/operations.md).
  */
@@ -40,77 +54,8 @@ export class StagingReadStore extends ReadStore {
   }
 }
 
-/** Deep copy of JSON-like data; much cheaper than structuredClone for small documents. */
-export function copy<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(copy) as T;
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = copy((v as Record<string, unknown>)[k]);
-  return out as T;
-}
-
-type Matcher = (doc: Doc) => boolean;
-
-const isPrimitive = (v: unknown): v is string | number | boolean | null =>
-  v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-
-const COMPARISONS = new Set(['$eq', '$ne', '$lt', '$lte', '$gt', '$gte']);
-
-/** `{$lt: 5}`, `{$gte: 'a', $lt: 'b'}`: comparisons with a number or string operand. */
-function isSimpleCondition(v: unknown): v is Record<string, number | string> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const entries = Object.entries(v);
-  return entries.length > 0 && entries.every(([op, x]) => COMPARISONS.has(op) && (typeof x === 'number' || typeof x === 'string'));
-}
-
-/** One comparison where the stored value has the operand's type (other cases go to mingo). */
-function compare(op: string, actual: number | string, x: number | string): boolean {
-  switch (op) {
-    case '$eq':
-      return actual === x;
-    case '$ne':
-      return actual !== x;
-    case '$lt':
-      return actual < x;
-    case '$lte':
-      return actual <= x;
-    case '$gt':
-      return actual > x;
-    default:
-      return actual >= x;
-  }
-}
-
-/**
- * A matcher for the filter. Top-level equalities on primitives and comparisons of numbers or
- * strings are evaluated directly (projections filter by `_id` and guard with `_pos`); whatever
- * needs Mongo's finer rules (arrays, missing fields in comparisons, mixed types, other
- * operators) goes to mingo, compiled once per filter.
- */
-function matcher(filter: Filter): Matcher {
-  const entries = Object.entries(filter);
-  const simple = entries.every(([k, v]) => !k.startsWith('$') && (isPrimitive(v) || isSimpleCondition(v)));
-  let query: Query | undefined;
-  const viaMingo = (doc: Doc) => (query ??= new Query(filter)).test(doc);
-  if (!simple) return viaMingo;
-  return (doc) => {
-    for (const [path, expected] of entries) {
-      const actual = getPath(doc, path);
-      if (actual === NEEDS_MINGO) return viaMingo(doc);
-      if (isPrimitive(expected)) {
-        if (expected === null ? actual !== null && actual !== undefined : actual !== expected) return false;
-        continue;
-      }
-      for (const [op, x] of Object.entries(expected as Record<string, number | string>)) {
-        if (typeof actual !== typeof x) return viaMingo(doc);
-        if (!compare(op, actual as number | string, x)) return false;
-      }
-    }
-    return true;
-  };
-}
+/** Deep copy of JSON-like data (the embedded read store's copy). */
+export const copy: <T>(v: T) => T = cloneDocument;
 
 const FAST_UPDATES = new Set(['$set', '$inc', '$unset']);
 
@@ -176,19 +121,6 @@ function canUpdateFast(doc: Doc, update: Update): boolean {
   return true;
 }
 
-const NEEDS_MINGO = Symbol('array on path');
-
-/** Value at a dotted path; NEEDS_MINGO where arrays make Mongo's matching rules apply. */
-function getPath(doc: Record<string, unknown>, path: string): unknown {
-  let v: unknown = doc;
-  for (const key of path.includes('.') ? path.split('.') : [path]) {
-    if (Array.isArray(v)) return NEEDS_MINGO;
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return Array.isArray(v) ? NEEDS_MINGO : v;
-}
-
 /** The key of a document in a unique index, computed as the embedded read store does. */
 function indexKey(doc: Doc, fields: readonly string[]): string {
   return fields.map((f) => JSON.stringify(plainPath(doc, f))).join('|');
@@ -231,7 +163,7 @@ class StagingCollection implements Collection<Doc> {
   }
 
   async count(filter: Filter): Promise<number> {
-    const m = matcher(filter);
+    const m = filterMatcher(filter);
     let n = 0;
     for (const d of this.candidates(filter)) if (m(d)) n++;
     return n;
@@ -262,7 +194,7 @@ class StagingCollection implements Collection<Doc> {
       return { matched: 1, upserted: false };
     }
     if (!options.upsert) return { matched: 0, upserted: false };
-    const seed = equalities(filter);
+    const seed = upsertSeed(filter);
     if (typeof seed._id !== 'string') throw new Error(`upsert into ${this._name} needs an _id equality in its filter`);
     const doc = seed as Doc;
     applyUpdateFast(doc, withOnInsert(update));
@@ -271,7 +203,7 @@ class StagingCollection implements Collection<Doc> {
   }
 
   async updateMany(filter: Filter, update: Update) {
-    const m = matcher(filter);
+    const m = filterMatcher(filter);
     let matched = 0;
     for (const d of [...this.candidates(filter)]) {
       if (!m(d)) continue;
@@ -291,7 +223,7 @@ class StagingCollection implements Collection<Doc> {
   }
 
   async deleteMany(filter: Filter) {
-    const m = matcher(filter);
+    const m = filterMatcher(filter);
     let deleted = 0;
     for (const d of [...this.candidates(filter)]) {
       if (m(d)) {
@@ -354,33 +286,8 @@ class StagingCollection implements Collection<Doc> {
   }
 
   private first(filter: Filter): Doc | undefined {
-    const m = matcher(filter);
+    const m = filterMatcher(filter);
     for (const d of this.candidates(filter)) if (m(d)) return d;
     return undefined;
   }
-}
-
-/** Top-level equality conditions of a filter, the seed of an upserted document. */
-function equalities(filter: Filter): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(filter)) {
-    if (k.startsWith('$')) continue;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const ops = Object.keys(v);
-      if (ops.length === 1 && ops[0] === '$eq') out[k] = (v as { $eq: unknown }).$eq;
-      continue;
-    }
-    out[k] = copy(v);
-  }
-  return out;
-}
-
-function stripOnInsert(update: Update): Update {
-  const { $setOnInsert: _ignored, ...rest } = update as Update & { $setOnInsert?: unknown };
-  return rest;
-}
-
-function withOnInsert(update: Update): Update {
-  const { $setOnInsert, $set, ...rest } = update as Update & { $setOnInsert?: Record<string, unknown>; $set?: Record<string, unknown> };
-  return $setOnInsert || $set ? { ...rest, $set: { ...($setOnInsert ?? {}), ...($set ?? {}) } } : rest;
 }
