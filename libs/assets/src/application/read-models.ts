@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/tasks';
 import { UPLOAD_EVENT_TYPES, uploadDecider, type Upload, type UploadEvent } from '../domain/upload';
 
@@ -16,29 +16,10 @@ export type TaskAssetRefDoc = {
   active: boolean;
 } & Record<string, unknown>;
 
-abstract class WrappedProjection implements Projection {
-  protected abstract readonly inner: Projection;
-  get name() {
-    return this.inner.name;
-  }
-  get collections() {
-    return this.inner.collections;
-  }
-  get handles() {
-    return this.inner.handles;
-  }
-  setup(target: ProjectionTarget) {
-    return this.inner.setup?.(target) ?? Promise.resolve();
-  }
-  apply(event: RecordedEvent, target: ProjectionTarget) {
-    return this.inner.apply(event, target);
-  }
-}
-
 /** One document per upload: the upload's state, folded by the decider's own `evolve`. */
 @AsProjection()
 @Injectable()
-export class UploadsProjection extends WrappedProjection {
+export class UploadsProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Upload & Record<string, unknown>>({
     name: 'assets.uploads',
     collection: UPLOADS,
@@ -55,7 +36,7 @@ export class UploadsProjection extends WrappedProjection {
 /** Which unfinished tasks read which assets (from the tasks context's integration events). */
 @AsProjection()
 @Injectable()
-export class TaskAssetRefsProjection extends WrappedProjection {
+export class TaskAssetRefsProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Omit<TaskAssetRefDoc, '_id'>>({
     name: 'assets.task_refs',
     collection: TASK_ASSET_REFS,

@@ -1,34 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import type { AccountEvent } from '../domain/account';
 import type { ApiKeyEvent } from '../domain/api-key';
 import type { OAuthGrantEvent } from '../domain/oauth-grant';
 import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from './read-models';
 
-/** Base for providers that wrap a `documentProjection`. */
-abstract class WrappedProjection implements Projection {
-  protected abstract readonly inner: Projection;
-  get name() {
-    return this.inner.name;
-  }
-  get collections() {
-    return this.inner.collections;
-  }
-  get handles() {
-    return this.inner.handles;
-  }
-  setup(target: ProjectionTarget) {
-    return this.inner.setup?.(target) ?? Promise.resolve();
-  }
-  apply(event: RecordedEvent, target: ProjectionTarget) {
-    return this.inner.apply(event, target);
-  }
-}
-
 /** Accounts: whether an account is still active (every credential check reads it). */
 @AsProjection()
 @Injectable()
-export class AccountsProjection extends WrappedProjection {
+export class AccountsProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Omit<AccountDoc, '_id'>>({
     name: 'identity.accounts',
     collection: ACCOUNTS,
@@ -49,7 +29,7 @@ export class AccountsProjection extends WrappedProjection {
 /** API keys by key id: the hash to compare with and whether the key is revoked. */
 @AsProjection()
 @Injectable()
-export class ApiKeysProjection extends WrappedProjection {
+export class ApiKeysProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Omit<ApiKeyDoc, '_id'>>({
     name: 'identity.api_keys',
     collection: API_KEYS,
@@ -71,7 +51,7 @@ export class ApiKeysProjection extends WrappedProjection {
 /** OAuth grants: pending (code issued), active (tokens issued) or revoked. */
 @AsProjection()
 @Injectable()
-export class OAuthGrantsProjection extends WrappedProjection {
+export class OAuthGrantsProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Omit<OAuthGrantDoc, '_id'>>({
     name: 'identity.oauth_grants',
     collection: OAUTH_GRANTS,
@@ -96,7 +76,7 @@ export class OAuthGrantsProjection extends WrappedProjection {
 /** OAuth access tokens by token id: hash, scopes, expiry (the grant's status is checked too). */
 @AsProjection()
 @Injectable()
-export class AccessTokensProjection extends WrappedProjection {
+export class AccessTokensProjection extends ProjectionProvider {
   protected readonly inner = documentProjection<Omit<AccessTokenDoc, '_id'>>({
     name: 'identity.access_tokens',
     collection: ACCESS_TOKENS,

@@ -85,3 +85,27 @@ export function stripDoc<T extends Record<string, unknown>>(doc: T): Omit<T, '_i
 export function targetOf(store: ReadStore, rename: (logical: string) => string = (n) => n): ProjectionTarget {
   return { collection: (name) => store.collection(rename(name)) };
 }
+
+/**
+ * Base of a Nest provider that serves a projection built as a value (usually by
+ * `documentProjection`): the subclass sets `inner`, decorates itself with `@AsProjection()`
+ * and `@Injectable()`, and everything else delegates to `inner`.
+ */
+export abstract class ProjectionProvider implements Projection {
+  protected abstract readonly inner: Projection;
+  get name(): string {
+    return this.inner.name;
+  }
+  get collections(): readonly string[] {
+    return this.inner.collections;
+  }
+  get handles(): readonly string[] {
+    return this.inner.handles;
+  }
+  setup(target: ProjectionTarget): Promise<void> {
+    return this.inner.setup?.(target) ?? Promise.resolve();
+  }
+  apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
+    return this.inner.apply(event, target);
+  }
+}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import { SUPPLIER_JOB_EVENT_TYPES, type SupplierJobEvent } from '../contracts/supplier-gateway';
 
 export const SUPPLIER_JOBS = 'supplier_jobs';
@@ -56,14 +56,6 @@ const projection = documentProjection<SupplierJobDoc>({
 
 @Injectable()
 @AsProjection()
-export class SupplierJobsProjection implements Projection {
-  readonly name = projection.name;
-  readonly collections = projection.collections;
-  readonly handles = projection.handles;
-  setup(target: ProjectionTarget) {
-    return projection.setup!(target);
-  }
-  apply(event: RecordedEvent, target: ProjectionTarget) {
-    return projection.apply(event, target);
-  }
+export class SupplierJobsProjection extends ProjectionProvider {
+  protected readonly inner = projection;
 }

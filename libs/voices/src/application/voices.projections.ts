@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, documentProjection, type Projection, type ProjectionTarget, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/tasks';
 import { VOICE_EVENT_TYPES, type VoiceEvent } from '../domain/voice';
 
@@ -81,28 +81,12 @@ const usage = documentProjection<VoiceUsageDoc>({
 
 @Injectable()
 @AsProjection()
-export class VoicesProjection implements Projection {
-  readonly name = voices.name;
-  readonly collections = voices.collections;
-  readonly handles = voices.handles;
-  setup(target: ProjectionTarget) {
-    return voices.setup!(target);
-  }
-  apply(event: RecordedEvent, target: ProjectionTarget) {
-    return voices.apply(event, target);
-  }
+export class VoicesProjection extends ProjectionProvider {
+  protected readonly inner = voices;
 }
 
 @Injectable()
 @AsProjection()
-export class VoiceUsageProjection implements Projection {
-  readonly name = usage.name;
-  readonly collections = usage.collections;
-  readonly handles = usage.handles;
-  setup(target: ProjectionTarget) {
-    return usage.setup!(target);
-  }
-  apply(event: RecordedEvent, target: ProjectionTarget) {
-    return usage.apply(event, target);
-  }
+export class VoiceUsageProjection extends ProjectionProvider {
+  protected readonly inner = usage;
 }

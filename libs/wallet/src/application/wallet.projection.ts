@@ -2,11 +2,9 @@ import { Injectable } from '@nestjs/common';
 import {
   AsProjection,
   Money,
+  ProjectionProvider,
   documentProjection,
   streamCategory,
-  type Projection,
-  type ProjectionTarget,
-  type RecordedEvent,
 } from '@gensvc/shared';
 import { WALLET_EVENT_TYPES, WALLET_STREAM, type WalletEvent } from '../domain/wallet';
 
@@ -53,23 +51,12 @@ export function evolveWalletDoc(doc: WalletDoc | null, event: WalletEvent): Wall
 /** GET /v1/wallet reads this: balance, reserved and available per account. */
 @AsProjection()
 @Injectable()
-export class WalletProjection implements Projection {
-  private readonly inner = documentProjection<WalletDoc>({
+export class WalletProjection extends ProjectionProvider {
+  protected readonly inner = documentProjection<WalletDoc>({
     name: 'wallet.wallets',
     collection: WALLETS,
     handles: WALLET_EVENT_TYPES,
     documentId: (e) => (streamCategory(e.streamName) === WALLET_STREAM ? (e.data as { account_id: string }).account_id : null),
     evolve: (doc, event) => evolveWalletDoc(doc, { type: event.type, data: event.data } as WalletEvent),
   });
-  readonly name = this.inner.name;
-  readonly collections = this.inner.collections;
-  readonly handles = this.inner.handles;
-
-  setup(target: ProjectionTarget): Promise<void> {
-    return this.inner.setup?.(target) ?? Promise.resolve();
-  }
-
-  apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
-    return this.inner.apply(event, target);
-  }
 }

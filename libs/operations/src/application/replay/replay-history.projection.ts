@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, documentProjection, type Projection, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection, type RecordedEvent } from '@gensvc/shared';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
 
 export const REPLAY_HISTORY = 'operations_replays';
@@ -34,10 +34,6 @@ const projection = documentProjection<ReplayHistoryDoc>({
 
 @Injectable()
 @AsProjection()
-export class ReplayHistoryProjection implements Projection {
-  readonly name = projection.name;
-  readonly collections = projection.collections;
-  readonly handles = projection.handles;
-  setup = projection.setup!.bind(projection);
-  apply = projection.apply.bind(projection);
+export class ReplayHistoryProjection extends ProjectionProvider {
+  protected readonly inner = projection;
 }

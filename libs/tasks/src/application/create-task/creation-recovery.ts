@@ -6,10 +6,8 @@ import {
   ReadStore,
   RequestContexts,
   SubscriptionEngine,
+  ProjectionProvider,
   documentProjection,
-  type Projection,
-  type ProjectionTarget,
-  type RecordedEvent,
 } from '@gensvc/shared';
 import type { CreationIntent } from '../../domain/task-creation';
 import { CreateTaskHandler } from './create-task.handler';
@@ -24,8 +22,8 @@ export interface PendingCreationDoc extends Record<string, unknown> {
 /** Creations whose intent is recorded but whose task is neither created nor rolled back. */
 @AsProjection()
 @Injectable()
-export class PendingCreationsProjection implements Projection {
-  private readonly inner = documentProjection<PendingCreationDoc>({
+export class PendingCreationsProjection extends ProjectionProvider {
+  protected readonly inner = documentProjection<PendingCreationDoc>({
     name: 'tasks.pending_creations',
     collection: PENDING_CREATIONS,
     handles: ['TaskCreationRequested', 'TaskCreated', 'TaskCreationRolledBack'],
@@ -39,17 +37,6 @@ export class PendingCreationsProjection implements Projection {
       return null;
     },
   });
-  readonly name = this.inner.name;
-  readonly collections = this.inner.collections;
-  readonly handles = this.inner.handles;
-
-  setup(target: ProjectionTarget): Promise<void> {
-    return this.inner.setup?.(target) ?? Promise.resolve();
-  }
-
-  apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
-    return this.inner.apply(event, target);
-  }
 }
 
 /** Age after which an unfinished creation is taken over (its request has long answered or died). */

@@ -2,12 +2,10 @@ import { Injectable } from '@nestjs/common';
 import {
   AsProjection,
   Money,
+  ProjectionProvider,
   documentProjection,
   streamCategory,
   type IndexSpec,
-  type Projection,
-  type ProjectionTarget,
-  type RecordedEvent,
 } from '@gensvc/shared';
 import { TASK_STREAM } from '../../contracts/task-events';
 import { TASK_EVENT_TYPES, taskDecider, type TaskEvent, type TaskRecord } from '../../domain/task';
@@ -44,8 +42,8 @@ export function evolveTaskDoc(doc: TaskDoc | null, event: TaskEvent): TaskDoc | 
 
 @AsProjection()
 @Injectable()
-export class TasksProjection implements Projection {
-  private readonly inner = documentProjection<TaskDoc & Record<string, unknown>>({
+export class TasksProjection extends ProjectionProvider {
+  protected readonly inner = documentProjection<TaskDoc & Record<string, unknown>>({
     name: 'tasks.tasks',
     collection: TASKS,
     handles: TASK_EVENT_TYPES.filter((t) => t !== 'TaskCreationRejected' && t !== 'TaskCreationRolledBack'),
@@ -53,15 +51,4 @@ export class TasksProjection implements Projection {
     indexes: TASK_INDEXES,
     evolve: (doc, event) => evolveTaskDoc(doc as TaskDoc | null, { type: event.type, data: event.data } as TaskEvent) as (TaskDoc & Record<string, unknown>) | null,
   });
-  readonly name = this.inner.name;
-  readonly collections = this.inner.collections;
-  readonly handles = this.inner.handles;
-
-  setup(target: ProjectionTarget): Promise<void> {
-    return this.inner.setup?.(target) ?? Promise.resolve();
-  }
-
-  apply(event: RecordedEvent, target: ProjectionTarget): Promise<void> {
-    return this.inner.apply(event, target);
-  }
 }
