@@ -78,32 +78,6 @@ go_build() {
 }
 
 build() {
-  local module="$1" pkg="$2" version="$3" out="$4"
-  local dir work start
-  dir="$(dirname "$out")"
-  mkdir -p "$dir"
-  work="$(mktemp -d "$dir/.build.XXXXXX")"
-  start=$(date +%s)
-  log "building $pkg@$version (takes a few minutes the first time)"
-  (
-    cd "$work"
-    export GOFLAGS="${GOFLAGS:-} -mod=mod"
-    export CGO_ENABLED=0
-    "$GO" mod init gensvc-test-server >/dev/null 2>&1
-    "$GO" get "$module@$version"
-    "$GO" build -trimpath -o "$work/bin" "$pkg"
-  ) > "$dir/build.log" 2>&1 || {
-    log "build of $pkg@$version FAILED; last lines of $dir/build.log:"
-    tail -n 30 "$dir/build.log" >&2
-    rm -rf "$work"
-    return 1
-  }
-  mv "$work/bin" "$out"
-  rm -rf "$work"
-  log "built $out in $(( $(date +%s) - start ))s"
-}
-
-build() {
   local failed=0
   [ -x "$MINIO_BIN" ] || go_build "$MINIO_MODULE" "$MINIO_MODULE" "$MINIO_VERSION" "$MINIO_BIN" || failed=1
   [ -x "$FERRETDB_BIN" ] || go_build "$FERRETDB_MODULE" "$FERRETDB_MODULE/cmd/ferretdb" "$FERRETDB_VERSION" "$FERRETDB_BIN" || failed=1
