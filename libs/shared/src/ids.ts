@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Type prefixes of CONTRACT.md §2. */
@@ -16,7 +16,22 @@ export type IdPrefix =
   | 'evt'
   | 'sess';
 
-const ulid = monotonicFactory();
+/**
+ * Random source for the ids' random part: bytes from the OS CSPRNG, drawn 4 KiB at a time
+ * (ulid's default asks the OS for one byte per character). A byte / 256 is uniform over
+ * [0, 1) in steps that ulid's 32-letter alphabet divides exactly.
+ */
+const pool = Buffer.alloc(4096);
+let next = pool.length;
+function pooledRandom(): number {
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++] / 256;
+}
+
+const ulid = monotonicFactory(pooledRandom);
 
 /** Opaque, time-sortable id with a type prefix, e.g. `task_01JD3...`. */
 export function newId(prefix: IdPrefix): string {

@@ -14,6 +14,26 @@ describe('ids', () => {
     expect([...ids].sort()).toEqual(ids);
   });
 
+  it("the random part uses the whole alphabet evenly (ids of distinct milliseconds)", () => {
+    const counts = new Map<string, number>();
+    let last = '';
+    for (let ms = 0; counts.size < 32 || ms < 400; ms++) {
+      // a new millisecond draws a fresh random part (within one it only increments)
+      const id = newId('evt');
+      if (id.slice(4, 14) === last) continue;
+      last = id.slice(4, 14);
+      for (const c of id.slice(14)) counts.set(c, (counts.get(c) ?? 0) + 1);
+      const until = Date.now() + 1;
+      while (Date.now() < until) {
+        /* next millisecond */
+      }
+    }
+    expect(counts.size).toBe(32);
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    // 16 random letters per id over 32 letters: each letter's share stays near 1/32
+    for (const n of counts.values()) expect(n / total).toBeGreaterThan(0.5 / 32);
+  });
+
   it('hasPrefix refuses non-strings, missing separators and overlong ids', () => {
     expect(hasPrefix(undefined as unknown as string, 'acc')).toBe(false);
     expect(hasPrefix('acc', 'acc')).toBe(false);
