@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
 
 /**
@@ -134,6 +135,95 @@ describe('SqliteEventStore group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     expect(await store.readStream('d-2')).toEqual([]);
     expect((await store.readStream('d-3')).map((e) => e.type)).toEqual(['Fine']);
+  });
+});
+
+/**
+ * Reads are served from the parsed tail of the log when it covers them: whatever the mix of
+ * this store's appends, another writer's appends and the tail forgetting old events, every
+ * read equals a read of the file.
+ */
+describe('SqliteEventStore reads from memory', () => {
+  const streams = ['a-1', 'b-1', 'c-1'];
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('ours' as const), stream: fc.constantFrom(...streams), count: fc.integer({ min: 1, max: 3 }), parallel: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({ kind: fc.constant('theirs' as const), stream: fc.constantFrom(...streams), count: fc.integer({ min: 1, max: 3 }), parallel: fc.constant(1) }),
+  );
+
+  it('agree with the file under interleaved writers and a small tail', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.integer({ min: 1, max: 12 }), async (ops, capacity) => {
+        const dir = mkdtempSync(join(tmpdir(), 'gensvc-es-tail-'));
+        const file = join(dir, 'events.db');
+        const ours = new SqliteEventStore(file, undefined, { tailCapacity: capacity });
+        const theirs = new SqliteEventStore(file, undefined, { commits: 'inline' });
+        const plain = new SqliteEventStore(file, undefined, { commits: 'inline' }); // never appends: reads the file
+        try {
+          let n = 0;
+          for (const o of ops) {
+            const writer = o.kind === 'ours' ? ours : theirs;
+            await Promise.all(
+              Array.from({ length: o.parallel }, () =>
+                writer.appendToStream(o.stream, Array.from({ length: o.count }, () => ({ type: 'Counted', data: { n: n++, by: o.kind } }))),
+              ),
+            );
+            const head = await plain.headPosition();
+            for (let after = -1n; after <= head; after++) {
+              expect(await ours.readAll({ after, maxCount: 3 })).toEqual(await plain.readAll({ after, maxCount: 3 }));
+            }
+            for (const s of streams) {
+              for (const from of [0n, 1n, 5n]) {
+                expect(await ours.readStream(s, { fromRevision: from })).toEqual(await plain.readStream(s, { fromRevision: from }));
+              }
+            }
+          }
+          expect(await ours.readAll({ maxCount: 10_000 })).toHaveLength(n);
+        } finally {
+          await ours.close();
+          await theirs.close();
+          await plain.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+
+  it('a read right after another process appended sees the new event', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-es-fresh-'));
+    const file = join(dir, 'events.db');
+    const ours = new SqliteEventStore(file);
+    const theirs = new SqliteEventStore(file, undefined, { commits: 'inline' });
+    try {
+      await ours.appendToStream('w-1', [{ type: 'Opened', data: {} }]);
+      expect((await ours.readStream('w-1')).map((e) => e.type)).toEqual(['Opened']);
+      await theirs.appendToStream('w-1', [{ type: 'Credited', data: {} }], { expectedRevision: 0n });
+      expect((await ours.readStream('w-1')).map((e) => e.type)).toEqual(['Opened', 'Credited']);
+      expect((await ours.readStream('w-1', { fromRevision: 1n })).map((e) => e.type)).toEqual(['Credited']);
+      await expect(ours.appendToStream('w-1', [{ type: 'Late', data: {} }], { expectedRevision: 0n })).rejects.toMatchObject({ name: 'ConcurrencyError' });
+      await ours.appendToStream('w-1', [{ type: 'Reserved', data: {} }], { expectedRevision: 1n });
+      expect((await ours.readStream('w-1')).map((e) => e.type)).toEqual(['Opened', 'Credited', 'Reserved']);
+    } finally {
+      await ours.close();
+      await theirs.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('close waits for the appends already requested', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-es-close-'));
+    const file = join(dir, 'events.db');
+    const store = new SqliteEventStore(file);
+    const appended = Array.from({ length: 50 }, (_, i) => store.appendToStream(`s-${i}`, [{ type: 'One', data: { i } }]));
+    await store.close();
+    await Promise.all(appended);
+    const reopened = new SqliteEventStore(file);
+    try {
+      expect(await reopened.readAll({ maxCount: 100 })).toHaveLength(50);
+    } finally {
+      await reopened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,102 +1,107 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { ConcurrencyError } from '../errors';
 import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './event';
+import { EventTail } from './event-tail';
 import { CheckpointStore, EventStore, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
+import {
+  SqliteCommitter,
+  openEventDatabase,
+  type AppendRequest,
+  type BatchResult,
+  type FromWriter,
+  type Synchronous,
+  type ToWriter,
+  type WriterData,
+} from './sqlite-committer';
 import { eventSchemas, type EventSchemas } from './upcasters';
 
 interface PendingAppend {
-  readonly stream: string;
+  readonly request: AppendRequest;
   readonly events: readonly NewEvent[];
-  readonly expected: ExpectedRevision;
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
 
 interface Row {
-  position: number | bigint;
+  position: bigint;
   id: string;
   stream: string;
-  revision: number | bigint;
+  revision: bigint;
   type: string;
   data: string;
   metadata: string;
 }
 
+export interface SqliteEventStoreOptions {
+  /**
+   * Where commits run: `worker` (default for files) keeps the fsync of each commit off the
+   * caller's event loop; `inline` commits on the caller's thread (always for `:memory:`).
+   */
+  readonly commits?: 'worker' | 'inline';
+  /** SQLite `synchronous` of the writing connection. Default FULL: a commit survives a power cut. */
+  readonly synchronous?: Synchronous;
+  /** How many of the newest events are kept parsed in memory for readers. Default 50,000. */
+  readonly tailCapacity?: number;
+}
+
 /**
  * Embedded event store: one SQLite file in WAL mode. Several processes (the server and the
  * admin CLI) may use it at once; appends take the write lock (`BEGIN IMMEDIATE`), so the
- * revision check and the insert are one atomic step across processes. Appends issued in the
- * same event-loop turn share one transaction (group commit), keeping full durability
- * (`synchronous = FULL`) without one fsync per append.
+ * revision check and the insert are one atomic step across processes.
+ *
+ * - Group commit: the appends requested while the previous commit runs (or, when idle, in
+ *   one event-loop turn) share one transaction, with full durability (`synchronous = FULL`)
+ *   and one fsync per batch. Commits run in a writer thread, so the server keeps serving
+ *   while the disk syncs.
+ * - The newest events stay parsed in memory (`EventTail`): subscriptions and command
+ *   handlers read them from there instead of from SQLite. The tail only ever holds a
+ *   complete range of the log (events other processes appended are read back before this
+ *   process's next events join it), and a stream is served from it only when no other
+ *   process has appended since, so every read is as fresh as a read of the file.
  */
 export class SqliteEventStore extends EventStore {
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
-  private readonly pending: PendingAppend[] = [];
-  private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], now: string, outcomes: Array<{ ok: AppendResult } | { err: unknown }>) => void>;
+  private readonly tail: EventTail;
+  private readonly committer: Committer;
+  private pending: PendingAppend[] = [];
+  private flushing: Promise<void> | undefined;
+  private scheduled = false;
   private readonly stmts: {
-    streamHead: Database.Statement<[string], { revision: number | bigint | null }>;
-    insert: Database.Statement;
     readStream: Database.Statement<[string, bigint]>;
     readAll: Database.Statement<[bigint, number]>;
-    head: Database.Statement<[], { position: number | bigint | null }>;
+    range: Database.Statement<[bigint, bigint, number]>;
+    head: Database.Statement<[], { position: bigint | null }>;
   };
 
   constructor(
     file: string,
     private readonly schemas: EventSchemas = eventSchemas,
+    options: SqliteEventStoreOptions = {},
   ) {
     super();
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.defaultSafeIntegers(true);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        stream TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        UNIQUE (stream, revision)
-      );
-      CREATE TABLE IF NOT EXISTS checkpoints (
-        name TEXT PRIMARY KEY,
-        position INTEGER NOT NULL
-      );
-    `);
+    const memory = file === ':memory:';
+    if (!memory) mkdirSync(dirname(file), { recursive: true });
+    const synchronous = options.synchronous ?? 'FULL';
+    this.db = openEventDatabase(file, synchronous);
     this.stmts = {
-      streamHead: this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
-      insert: this.db.prepare(
-        'INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (@id, @stream, @revision, @type, @data, @metadata)',
-      ),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
       readAll: this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      range: this.db.prepare('SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?'),
       head: this.db.prepare('SELECT MAX(position) AS position FROM events'),
     };
+    this.tail = new EventTail(this.dbHead(), options.tailCapacity);
+    this.committer =
+      memory || options.commits === 'inline' ? new InlineCommitter(new SqliteCommitter(this.db)) : new WorkerCommitter(file, synchronous);
     this.emitter.setMaxListeners(100);
-    // A nested better-sqlite3 transaction is a savepoint: a failed append rolls back alone.
-    const appendInSavepoint = this.db.transaction(this.appendOne.bind(this));
-    this.commitBatch = this.db.transaction((batch: PendingAppend[], now: string, outcomes: Array<{ ok: AppendResult } | { err: unknown }>) => {
-      for (const item of batch) {
-        try {
-          outcomes.push({ ok: appendInSavepoint(item.stream, item.events, item.expected, now) });
-        } catch (err) {
-          outcomes.push({ err }); // this append's savepoint is rolled back; the others commit
-        }
-      }
-    });
   }
 
-  /** The underlying connection, for the embedded checkpoint store. */
+  /** The store's own connection (reads; also writes when commits are inline). */
   get connection(): Database.Database {
     return this.db;
   }
@@ -107,73 +112,131 @@ export class SqliteEventStore extends EventStore {
     options: { expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append of no events'));
+    if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
     return new Promise<AppendResult>((resolve, reject) => {
-      this.pending.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      const request: AppendRequest = {
+        stream,
+        expected: options.expectedRevision ?? 'any',
+        events: events.map((e) => ({
+          id: e.id ?? randomUUID(),
+          type: e.type,
+          data: JSON.stringify(e.data),
+          // occurredAt is stamped when the batch is sent (see flush)
+          metadata: '',
+        })),
+      };
+      this.pending.push({ request, events, resolve, reject });
+      this.schedule();
     });
   }
 
-  /**
-   * Group commit: the appends requested during one turn of the event loop are written in
-   * one transaction (one fsync), each inside its own savepoint, so an append whose
-   * expected revision fails is rolled back alone and the others still commit.
-   */
-  private flush(): void {
-    const batch = this.pending.splice(0);
+  /** Flushes at the end of this event-loop turn, unless a commit is running (then after it). */
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.pending.length) this.schedule();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
     if (batch.length === 0) return;
     const now = new Date().toISOString();
-    const outcomes: Array<{ ok: AppendResult } | { err: unknown }> = [];
+    const requests = batch.map(({ request, events }) => ({
+      ...request,
+      events: request.events.map((e, i) => ({
+        ...e,
+        metadata: JSON.stringify({ schemaVersion: this.schemas.currentVersion(e.type), occurredAt: now, ...events[i].metadata }),
+      })),
+    }));
+    let result: BatchResult;
     try {
-      this.commitBatch.immediate(batch, now, outcomes);
+      result = await this.committer.commit(requests);
     } catch (err) {
       for (const item of batch) item.reject(err);
       return;
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if ('ok' in outcome) item.resolve(outcome.ok);
-      else item.reject(outcome.err);
+    try {
+      this.remember(requests, result);
+    } catch {
+      this.tail.reset(result.head); // the tail is only a cache: start it afresh
+    }
+    result.outcomes.forEach((outcome, i) => {
+      const item = batch[i];
+      if (outcome.ok) {
+        item.resolve({ nextExpectedRevision: outcome.firstRevision + BigInt(item.events.length - 1), position: outcome.lastPosition });
+      } else if ('conflict' in outcome) {
+        item.reject(new ConcurrencyError(item.request.stream, outcome.conflict.expected, outcome.conflict.actual));
+      } else {
+        item.reject(Object.assign(new Error(outcome.error.message), { code: outcome.error.code }));
+      }
     });
     this.emitter.emit('appended');
   }
 
-  private appendOne(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, now: string): AppendResult {
-    const headRow = this.stmts.streamHead.get(stream);
-    const current = headRow?.revision == null ? -1n : BigInt(headRow.revision);
-    checkExpected(stream, expected, current);
-    let revision = current;
-    let position = -1n;
-    for (const e of events) {
-      revision += 1n;
-      const metadata: EventMetadata = {
-        schemaVersion: this.schemas.currentVersion(e.type),
-        occurredAt: now,
-        ...e.metadata,
-      };
-      const info = this.stmts.insert.run({
-        id: e.id ?? randomUUID(),
-        stream,
-        revision,
-        type: e.type,
-        data: JSON.stringify(e.data),
-        metadata: JSON.stringify(metadata),
-      });
-      position = BigInt(info.lastInsertRowid);
+  /** Adds a committed batch (and whatever other processes committed before it) to the tail. */
+  private remember(requests: readonly AppendRequest[], result: BatchResult): void {
+    const tail = this.tail;
+    if (result.previousHead < tail.end) {
+      tail.reset(result.head); // cannot happen with one log; start over rather than guess
+      return;
     }
-    return { nextExpectedRevision: revision, position };
+    if (result.previousHead > tail.end) {
+      const limit = 10_000;
+      const gap = this.stmts.range.all(tail.end, result.previousHead, limit + 1) as Row[];
+      if (gap.length > limit) tail.reset(result.previousHead);
+      else tail.extend(gap.map((r) => this.toRecorded(r)), result.previousHead);
+    }
+    const ours: RecordedEvent[] = [];
+    result.outcomes.forEach((outcome, i) => {
+      if (!outcome.ok) return;
+      const r = requests[i];
+      if (outcome.lastPosition - outcome.firstPosition !== BigInt(r.events.length - 1)) throw new Error('positions of one append are not contiguous');
+      r.events.forEach((e, k) =>
+        ours.push(
+          this.toRecorded({
+            position: outcome.firstPosition + BigInt(k),
+            id: e.id,
+            stream: r.stream,
+            revision: outcome.firstRevision + BigInt(k),
+            type: e.type,
+            data: e.data,
+            metadata: e.metadata,
+          }),
+        ),
+      );
+    });
+    tail.extend(ours, result.head);
   }
 
   override async readStream<E extends DomainEvent>(stream: string, options: { fromRevision?: bigint } = {}): Promise<RecordedEvent<E>[]> {
-    return this.stmts.readStream.all(stream, options.fromRevision ?? 0n).map((r) => this.toRecorded(r as Row)) as RecordedEvent<E>[];
+    const from = options.fromRevision ?? 0n;
+    const cached = this.tail.readStream(stream, from);
+    if (cached && this.dbHead() === this.tail.end) return cached as RecordedEvent<E>[];
+    return this.stmts.readStream.all(stream, from).map((r) => this.toRecorded(r as Row)) as RecordedEvent<E>[];
   }
 
   override async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.stmts.readAll.all(options.after ?? -1n, options.maxCount ?? 1000).map((r) => this.toRecorded(r as Row));
+    const after = options.after ?? -1n;
+    const max = options.maxCount ?? 1000;
+    const cached = this.tail.readAll(after, max);
+    if (!cached) return this.fromFile(after, max);
+    // the tail ends at its `end`; other processes (or a commit not yet remembered) may have more
+    return cached.length < max ? cached.concat(this.fromFile(this.tail.end, max - cached.length)) : cached;
+  }
+
+  private fromFile(after: bigint, max: number): RecordedEvent[] {
+    return this.stmts.readAll.all(after, max).map((r) => this.toRecorded(r as Row));
   }
 
   override async headPosition(): Promise<bigint> {
-    const row = this.stmts.head.get();
-    return row?.position == null ? -1n : BigInt(row.position);
+    return this.dbHead();
   }
 
   override onAppended(listener: () => void): () => void {
@@ -185,8 +248,18 @@ export class SqliteEventStore extends EventStore {
     this.db.prepare('SELECT 1').get();
   }
 
+  /** Waits for the appends already requested, then closes the writer and the connection. */
   override async close(): Promise<void> {
+    while (this.flushing || this.scheduled || this.pending.length) {
+      if (this.flushing) await this.flushing;
+      else await new Promise((r) => setImmediate(r));
+    }
+    await this.committer.close();
     if (this.db.open) this.db.close();
+  }
+
+  private dbHead(): bigint {
+    return this.stmts.head.get()?.position ?? -1n;
   }
 
   private toRecorded(r: Row): RecordedEvent {
@@ -204,16 +277,100 @@ export class SqliteEventStore extends EventStore {
   }
 }
 
-export function checkExpected(stream: string, expected: ExpectedRevision, current: bigint): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1n) ||
-    (expected === 'stream_exists' && current >= 0n) ||
-    (typeof expected === 'bigint' && expected === current);
-  if (!ok) throw new ConcurrencyError(stream, String(expected), current === -1n ? 'no_stream' : String(current));
+interface Committer {
+  commit(requests: readonly AppendRequest[]): Promise<BatchResult>;
+  close(): Promise<void>;
 }
 
-/** Reactor checkpoints in the same SQLite file as the events. */
+class InlineCommitter implements Committer {
+  constructor(private readonly committer: SqliteCommitter) {}
+
+  async commit(requests: readonly AppendRequest[]): Promise<BatchResult> {
+    return this.committer.commit(requests);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Loads `sqlite-committer` in a worker thread. When the store runs from its TypeScript
+ * sources (tests), the worker transpiles that module on load.
+ */
+const WORKER_BOOT = `
+const { workerData } = require('node:worker_threads');
+if (workerData.typescript) {
+  const ts = require(workerData.typescript);
+  const fs = require('node:fs');
+  require.extensions['.ts'] = (m, filename) => {
+    const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { fileName: filename, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
+    m._compile(out.outputText, filename);
+  };
+}
+require(workerData.module).serveCommits();
+`;
+
+/** Commits in a writer thread, one batch at a time; the thread holds the process open only while it works. */
+class WorkerCommitter implements Committer {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve(r: BatchResult): void; reject(err: unknown): void }>();
+
+  constructor(
+    private readonly file: string,
+    private readonly synchronous: Synchronous,
+  ) {}
+
+  commit(requests: readonly AppendRequest[]): Promise<BatchResult> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise<BatchResult>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, requests } satisfies ToWriter);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    const exited = new Promise((r) => worker.once('exit', r));
+    worker.ref();
+    worker.postMessage('close');
+    await exited;
+  }
+
+  private start(): Worker {
+    const ext = extname(__filename);
+    const data: WriterData & { module: string; typescript?: string } = {
+      gensvcSqliteWriter: true,
+      file: this.file,
+      synchronous: this.synchronous,
+      module: join(__dirname, `sqlite-committer${ext}`),
+      ...(ext === '.ts' ? { typescript: require.resolve('typescript') } : {}),
+    };
+    const worker = new Worker(WORKER_BOOT, { eval: true, workerData: data });
+    worker.unref();
+    worker.on('message', (msg: FromWriter) => {
+      const w = this.waiting.get(msg.id);
+      this.waiting.delete(msg.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (!w) return;
+      if (msg.result) w.resolve(msg.result);
+      else w.reject(Object.assign(new Error(msg.error?.message ?? 'commit failed'), { code: msg.error?.code }));
+    });
+    const fail = (err: unknown) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the event writer thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
 /**
  * Reactor checkpoints in a SQLite file (the events' file by default), on a connection of
  * their own with `synchronous = NORMAL`: a write survives a crash of the process without an

@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/*
+ * The write side of the embedded event store: runs a batch of appends in one transaction.
+ * It runs either on the caller's thread (in-memory databases, tools) or in a worker thread
+ * of its own, so that the commit's fsync does not stall the server's event loop. This module
+ * is loaded by the worker on its own, so it depends on nothing but better-sqlite3.
+ */
+
+/** Expected revision as sent to the committer: 'any' | 'no_stream' | 'stream_exists' | a revision. */
+export type WireExpected = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface AppendRequest {
+  readonly stream: string;
+  readonly expected: WireExpected;
+  /** Serialized events, ready to insert. */
+  readonly events: readonly { readonly id: string; readonly type: string; readonly data: string; readonly metadata: string }[];
+}
+
+export type AppendOutcome =
+  | { readonly ok: true; readonly firstRevision: bigint; readonly firstPosition: bigint; readonly lastPosition: bigint }
+  | { readonly ok: false; readonly conflict: { readonly expected: string; readonly actual: string } }
+  | { readonly ok: false; readonly error: { readonly message: string; readonly code?: string } };
+
+export interface BatchResult {
+  /** The newest position before this batch, read under the write lock. */
+  readonly previousHead: bigint;
+  /** The newest position after it (the batch's last event, or `previousHead`). */
+  readonly head: bigint;
+  readonly outcomes: readonly AppendOutcome[];
+}
+
+export type Synchronous = 'FULL' | 'NORMAL' | 'OFF';
+
+export const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    stream TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE TABLE IF NOT EXISTS checkpoints (
+    name TEXT PRIMARY KEY,
+    position INTEGER NOT NULL
+  );
+`;
+
+/** Opens a connection to the event file with the store's settings and schema. */
+export function openEventDatabase(file: string, synchronous: Synchronous): Database.Database {
+  const db = new Database(file);
+  db.defaultSafeIntegers(true);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous}`);
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+  return db;
+}
+
+/**
+ * Commits batches on one connection. Appends take the write lock (`BEGIN IMMEDIATE`), so
+ * the revision check and the insert are one atomic step, also across processes. Each append
+ * runs in its own savepoint: one whose expected revision fails is rolled back alone.
+ */
+export class SqliteCommitter {
+  private readonly streamHead: Database.Statement<[string], { revision: bigint | null }>;
+  private readonly head: Database.Statement<[], { position: bigint | null }>;
+  private readonly insert: Database.Statement<[string, string, bigint, string, string, string]>;
+  private readonly batch: Database.Transaction<(requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => bigint>;
+
+  constructor(private readonly db: Database.Database) {
+    this.streamHead = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+    this.head = db.prepare('SELECT MAX(position) AS position FROM events');
+    this.insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+    const inSavepoint = db.transaction((r: AppendRequest) => this.appendOne(r));
+    this.batch = db.transaction((requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => {
+      const previousHead = this.head.get()?.position ?? -1n;
+      for (const r of requests) {
+        try {
+          outcomes.push(inSavepoint(r));
+        } catch (err) {
+          const e = err as { message?: string; code?: string };
+          outcomes.push({ ok: false, error: { message: String(e?.message ?? err), code: e?.code } });
+        }
+      }
+      return previousHead;
+    });
+  }
+
+  commit(requests: readonly AppendRequest[]): BatchResult {
+    const outcomes: AppendOutcome[] = [];
+    const previousHead = this.batch.immediate(requests, outcomes);
+    let head = previousHead;
+    for (const o of outcomes) if (o.ok && o.lastPosition > head) head = o.lastPosition;
+    return { previousHead, head, outcomes };
+  }
+
+  private appendOne(r: AppendRequest): AppendOutcome {
+    const current = this.streamHead.get(r.stream)?.revision ?? -1n;
+    const ok =
+      r.expected === 'any' ||
+      (r.expected === 'no_stream' && current === -1n) ||
+      (r.expected === 'stream_exists' && current >= 0n) ||
+      (typeof r.expected === 'bigint' && r.expected === current);
+    if (!ok) return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
+    let revision = current;
+    let firstPosition = -1n;
+    let lastPosition = -1n;
+    for (const e of r.events) {
+      revision += 1n;
+      lastPosition = this.insert.run(e.id, r.stream, revision, e.type, e.data, e.metadata).lastInsertRowid as bigint;
+      if (firstPosition === -1n) firstPosition = lastPosition;
+    }
+    return { ok: true, firstRevision: current + 1n, firstPosition, lastPosition };
+  }
+}
+
+/** Messages between the store and its writer thread. */
+export type ToWriter = { readonly id: number; readonly requests: readonly AppendRequest[] };
+export type FromWriter = { readonly id: number; readonly result?: BatchResult; readonly error?: { message: string; code?: string } };
+
+export interface WriterData {
+  readonly gensvcSqliteWriter: true;
+  readonly file: string;
+  readonly synchronous: Synchronous;
+}
+
+/** Entry point of the writer thread: commits the batches it is sent, one at a time. */
+export function serveCommits(): void {
+  const data = workerData as WriterData;
+  const port = parentPort!;
+  const db = openEventDatabase(data.file, data.synchronous);
+  const committer = new SqliteCommitter(db);
+  port.on('message', (msg: ToWriter | 'close') => {
+    if (msg === 'close') {
+      db.close();
+      port.close();
+      return;
+    }
+    let reply: FromWriter;
+    try {
+      reply = { id: msg.id, result: committer.commit(msg.requests) };
+    } catch (err) {
+      const e = err as { message?: string; code?: string };
+      reply = { id: msg.id, error: { message: String(e?.message ?? err), code: e?.code } };
+    }
+    port.postMessage(reply);
+  });
+}
