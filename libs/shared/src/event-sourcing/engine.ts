@@ -19,6 +19,13 @@ const POLL_MS = 200;
 /** Document in CHECKPOINTS by which a replay in another process pauses this process's projection loop. */
 const HOLD = '~replay-hold';
 const HOLD_TTL_MS = 30_000;
+/**
+ * Projection checkpoints are stored at most this often (and when the loop stops): projections
+ * are idempotent, so a crash only re-applies the events of the last interval.
+ */
+const CHECKPOINT_EVERY_MS = 250;
+/** How often the projection loop looks for a replay hold of another process. */
+const HOLD_CHECK_MS = 50;
 
 interface HoldDoc extends Record<string, unknown> {
   _id: string;
@@ -53,6 +60,8 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   private readonly generations = new Map<string, string | null>();
   /** Serializes projection batches with `pauseProjections`. */
   private gate: Promise<unknown> = Promise.resolve();
+  /** Stores the projection checkpoints not stored yet (set while the projection loop runs). */
+  private flushCheckpoints: (() => Promise<void>) | undefined;
   /** Identifies this engine in replay holds. */
   private readonly instanceId = randomUUID();
 
@@ -210,6 +219,8 @@ export class SubscriptionEngine implements OnApplicationShutdown {
 
   async stop(): Promise<void> {
     await Promise.all(this.loops.splice(0).map((l) => l.stop()));
+    await this.flushCheckpoints?.();
+    this.flushCheckpoints = undefined;
     this.positions.clear();
     this.generations.clear();
     this.started = false;
@@ -241,14 +252,33 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     const target = targetOf(this.readStore);
     const positions = this.positions;
     let held = false;
+    /** Checkpoints are stored after every batch until the first catch-up, then every 250 ms. */
+    let caughtUp = false;
+    let holdCheckedAt = 0;
+    let storedAt = Date.now();
+    const stored = new Map<string, bigint>();
+    const storeCheckpoints = async () => {
+      storedAt = Date.now();
+      for (const p of this.projections) {
+        const at = positions.get(p.name);
+        if (at === undefined || stored.get(p.name) === at) continue;
+        await this.storeProjectionCheckpoint(p.name);
+        stored.set(p.name, positions.get(p.name)!);
+      }
+    };
+    this.flushCheckpoints = () => this.pauseProjections(storeCheckpoints);
     return this.loop('projections', () => this.pauseProjections(async () => {
-      if (await this.heldByReplay()) {
-        held = true;
-        return false;
+      if (held || Date.now() - holdCheckedAt >= HOLD_CHECK_MS) {
+        holdCheckedAt = Date.now();
+        if (await this.heldByReplay()) {
+          held = true;
+          return false;
+        }
       }
       if (held) {
         held = false;
         positions.clear(); // a replay elsewhere switched collections in: continue from the stored checkpoints
+        stored.clear();
       }
       if (positions.size === 0) {
         for (const p of this.projections) positions.set(p.name, await this.loadProjectionCheckpoint(p.name));
@@ -270,11 +300,12 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         this.projected = event.position;
       }
       if (batch.length) {
-        for (const p of this.projections) await this.storeProjectionCheckpoint(p.name);
         this.release();
+        if (!caughtUp || Date.now() - storedAt >= CHECKPOINT_EVERY_MS) await storeCheckpoints();
       }
       if (batch.length < BATCH) {
         this.release();
+        caughtUp = true;
         onCaughtUp();
       }
       return batch.length === BATCH;

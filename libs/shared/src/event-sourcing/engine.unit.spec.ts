@@ -123,6 +123,27 @@ describe('SubscriptionEngine', () => {
       expect((await readStore.collection('log').findOne({ _id: 'recording' }))!.n).toBe(3);
     });
 
+    it('stores the checkpoints of events applied since the last store when it stops', async () => {
+      // the clock stands still: no 250 ms interval passes, so only the catch-up and the stop store
+      jest.useFakeTimers({ now: Date.now(), doNotFake: ['setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'nextTick', 'queueMicrotask', 'hrtime', 'performance'] });
+      try {
+        await events.appendToStream('order-1', [added('early')]);
+        const rec = new Recording();
+        const e1 = engine([rec]);
+        await e1.start();
+        const checkpoint = async () => (await readStore.collection('projection_checkpoints').findOne({ _id: 'recording' }))?.position;
+        expect(await checkpoint()).toBe(String(await events.headPosition()));
+        const { position } = await events.appendToStream('order-1', [added('late')]);
+        await e1.waitFor(position);
+        expect(rec.applied).toContain(position);
+        expect(await checkpoint()).toBe(String(position - 1n)); // not stored after every batch
+        await e1.stop();
+        expect(await checkpoint()).toBe(String(position));
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
     it('a new projection starts from the beginning while the others skip what they applied', async () => {
       await events.appendToStream('order-1', [added('a'), added('b')]);
       const old = new Recording('old');
