@@ -20,8 +20,8 @@ const POLL_MS = 200;
 const HOLD = '~replay-hold';
 const HOLD_TTL_MS = 30_000;
 /**
- * Projection checkpoints are stored at most this often (and when the loop stops): projections
- * are idempotent, so a crash only re-applies the events of the last interval.
+ * Checkpoints of projections and reactors are stored at most this often (and when the loop
+ * stops): both are idempotent, so a crash only redelivers the events of the last interval.
  */
 const CHECKPOINT_EVERY_MS = 250;
 /** How often the projection loop looks for a replay hold of another process. */
@@ -313,23 +313,37 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   }
 
   private reactorLoop(reactor: Reactor): Loop {
+    const name = `reactor:${reactor.name}`;
     let position: bigint | undefined;
-    return this.loop(`reactor ${reactor.name}`, async () => {
-      position ??= (await this.checkpoints.load(`reactor:${reactor.name}`)) ?? -1n;
-      const batch = await this.events.readAll({ after: position, maxCount: 100 });
-      const stored = position;
-      try {
-        for (const event of batch) {
-          if (reactor.handles.includes(event.type)) await this.deliver(reactor, event);
-          position = event.position;
+    let stored: bigint | undefined;
+    let storedAt = 0;
+    const store = async () => {
+      if (position === undefined || position === stored) return;
+      const at = position;
+      storedAt = Date.now();
+      await this.checkpoints.store(name, at);
+      stored = at;
+    };
+    return this.loop(
+      `reactor ${reactor.name}`,
+      async () => {
+        if (position === undefined) stored = position = (await this.checkpoints.load(name)) ?? -1n;
+        const batch = await this.events.readAll({ after: position, maxCount: 100 });
+        try {
+          for (const event of batch) {
+            if (reactor.handles.includes(event.type)) await this.deliver(reactor, event);
+            position = event.position;
+          }
+        } finally {
+          // A durable checkpoint at most every 250 ms (also when a handler failed part-way)
+          // and when the loop stops: after a crash the events of the last interval are
+          // delivered again, which idempotent handlers absorb.
+          if (Date.now() - storedAt >= CHECKPOINT_EVERY_MS) await store();
         }
-      } finally {
-        // One durable checkpoint per batch (also when a handler failed part-way): after a
-        // crash at most one batch is delivered again, which idempotent handlers absorb.
-        if (position !== stored) await this.checkpoints.store(`reactor:${reactor.name}`, position);
-      }
-      return batch.length === 100;
-    });
+        return batch.length === 100;
+      },
+      store,
+    );
   }
 
   private deliver(reactor: Reactor, event: RecordedEvent): Promise<void> {
@@ -343,7 +357,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
    * Runs `step` until stopped: again at once while it reports more work, otherwise on the
    * next append of this process or after the poll interval. Failures back off and retry.
    */
-  private loop(name: string, step: () => Promise<boolean>): Loop {
+  private loop(name: string, step: () => Promise<boolean>, onStop?: () => Promise<void>): Loop {
     let stopped = false;
     let wake: (() => void) | undefined;
     const unsubscribe = this.events.onAppended(() => wake?.());
@@ -380,6 +394,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         wake?.();
         unsubscribe();
         await done;
+        await onStop?.();
       },
     };
   }

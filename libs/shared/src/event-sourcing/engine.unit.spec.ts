@@ -251,8 +251,39 @@ describe('SubscriptionEngine', () => {
       expect(await checkpoints.load('reactor:recorder')).toBeLessThan(position);
       await until(() => r.handled.length === 2, 8000);
       expect(r.handled).toEqual(['a', 'b']);
+      await e.stop();
       expect(await checkpoints.load('reactor:recorder')).toBe(position);
     }, 15_000);
+
+    it('stores its checkpoint at most every 250 ms, and when it stops', async () => {
+      jest.useFakeTimers({ now: Date.now(), doNotFake: ['setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'nextTick', 'queueMicrotask', 'hrtime', 'performance'] });
+      try {
+        const first = await events.appendToStream('order-1', [added('a')]);
+        const r = new Recorder();
+        const e = engine([], [r]);
+        await e.start();
+        await until(() => r.handled.length === 1);
+        await new Promise((res) => setTimeout(res, 50));
+        expect(await checkpoints.load('reactor:recorder')).toBe(first.position); // the first batch is stored
+        const { position } = await events.appendToStream('order-1', [added('b')]);
+        await until(() => r.handled.length === 2);
+        expect(await checkpoints.load('reactor:recorder')).toBe(first.position); // the clock stands still
+        jest.setSystemTime(Date.now() + 250);
+        const third = await events.appendToStream('order-1', [added('c')]);
+        await until(() => r.handled.length === 3);
+        await new Promise((res) => setTimeout(res, 50));
+        expect(await checkpoints.load('reactor:recorder')).toBe(third.position);
+        expect(third.position).toBeGreaterThan(position);
+        jest.setSystemTime(Date.now() + 10); // less than 250 ms later
+        const fourth = await events.appendToStream('order-1', [added('d')]);
+        await until(() => r.handled.length === 4);
+        expect(await checkpoints.load('reactor:recorder')).toBe(third.position);
+        await e.stop();
+        expect(await checkpoints.load('reactor:recorder')).toBe(fourth.position);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
 
     it('start({ reactors: false }) runs projections only', async () => {
       await events.appendToStream('order-1', [added('a')]);
