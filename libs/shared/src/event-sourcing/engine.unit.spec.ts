@@ -100,6 +100,8 @@ describe('SubscriptionEngine', () => {
       events.connection
         .prepare("INSERT INTO events (id, stream, revision, type, data, metadata) VALUES ('x1', 'order-9', 0, 'ItemAdded', '{\"item\":\"z\"}', '{\"schemaVersion\":1,\"occurredAt\":\"2026-01-01T00:00:00Z\"}')")
         .run();
+      // like a commit of another process, it is seen by reads from the next event-loop turn on
+      await new Promise((r) => setImmediate(r));
       const head = await events.headPosition();
       await e.waitFor(head, 3000);
       expect(e.projectedPosition()).toBe(head);

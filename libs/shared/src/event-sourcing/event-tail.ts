@@ -15,12 +15,14 @@ export class EventTail {
   private events: RecordedEvent[] = [];
   /** Per stream, its events inside the tail, in revision order (a suffix of the stream). */
   private readonly streams = new Map<string, RecordedEvent[]>();
+  /** Streams read from the file and found empty, with the tail's end at that time. */
+  private readonly absent = new Map<string, bigint>();
   private fromPosition: bigint;
   private endPosition: bigint;
 
   constructor(
     end: bigint,
-    private readonly capacity = 50_000,
+    private readonly capacity = 20_000,
   ) {
     this.fromPosition = end;
     this.endPosition = end;
@@ -44,6 +46,7 @@ export class EventTail {
   reset(end: bigint): void {
     this.events = [];
     this.streams.clear();
+    this.absent.clear();
     this.fromPosition = end;
     this.endPosition = end;
   }
@@ -87,6 +90,26 @@ export class EventTail {
     if (first > fromRevision && first !== 0n) return undefined;
     const skip = fromRevision > first ? Number(fromRevision - first) : 0;
     return events.slice(skip);
+  }
+
+  /** Records that `stream` had no event up to the tail's end (a read of the file found none). */
+  noteAbsent(stream: string): void {
+    if (this.absent.size >= this.capacity) this.absent.clear();
+    this.absent.set(stream, this.endPosition);
+  }
+
+  /**
+   * Whether `stream` is known to have no event up to `end`: it had none when it was noted
+   * absent, and the tail holds every event since (none of them of that stream).
+   */
+  knownAbsent(stream: string): boolean {
+    const noted = this.absent.get(stream);
+    if (noted === undefined) return false;
+    if (noted < this.fromPosition || this.streams.has(stream)) {
+      this.absent.delete(stream);
+      return false;
+    }
+    return true;
   }
 
   private indexAfter(after: bigint): number {

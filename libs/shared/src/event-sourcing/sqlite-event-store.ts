@@ -37,6 +37,9 @@ interface Row {
   metadata: string;
 }
 
+/** Commits of all the stores of this process (several may share one file, as in tests and tools). */
+let commitsInProcess = 0;
+
 export interface SqliteEventStoreOptions {
   /**
    * Where commits run: `worker` (default for files) keeps the fsync of each commit off the
@@ -45,7 +48,7 @@ export interface SqliteEventStoreOptions {
   readonly commits?: 'worker' | 'inline';
   /** SQLite `synchronous` of the writing connection. Default FULL: a commit survives a power cut. */
   readonly synchronous?: Synchronous;
-  /** How many of the newest events are kept parsed in memory for readers. Default 50,000. */
+  /** How many of the newest events are kept parsed in memory for readers. Default 20,000. */
   readonly tailCapacity?: number;
 }
 
@@ -72,6 +75,13 @@ export class SqliteEventStore extends EventStore {
   private pending: PendingAppend[] = [];
   private flushing: Promise<void> | undefined;
   private scheduled = false;
+  /** The file's newest position as looked up in this turn of the event loop (see dbHead). */
+  private knownHead: bigint | undefined;
+  /** `commitsInProcess` when `knownHead` was looked up: another store of this process may have committed since. */
+  private knownAt = 0;
+  private readonly forgetHead = () => {
+    this.knownHead = undefined;
+  };
   private readonly stmts: {
     readStream: Database.Statement<[string, bigint]>;
     readAll: Database.Statement<[bigint, number]>;
@@ -165,6 +175,7 @@ export class SqliteEventStore extends EventStore {
     try {
       this.remember(requests, result);
     } catch {
+      this.knownHead = undefined;
       this.tail.reset(result.head); // the tail is only a cache: start it afresh
     }
     result.outcomes.forEach((outcome, i) => {
@@ -182,6 +193,8 @@ export class SqliteEventStore extends EventStore {
 
   /** Adds a committed batch (and whatever other processes committed before it) to the tail. */
   private remember(requests: readonly AppendRequest[], result: BatchResult): void {
+    commitsInProcess++;
+    this.knownHead = undefined;
     const tail = this.tail;
     if (result.previousHead < tail.end) {
       tail.reset(result.head); // cannot happen with one log; start over rather than guess
@@ -217,9 +230,16 @@ export class SqliteEventStore extends EventStore {
 
   override async readStream<E extends DomainEvent>(stream: string, options: { fromRevision?: bigint } = {}): Promise<RecordedEvent<E>[]> {
     const from = options.fromRevision ?? 0n;
-    const cached = this.tail.readStream(stream, from);
-    if (cached && this.dbHead() === this.tail.end) return cached as RecordedEvent<E>[];
-    return this.stmts.readStream.all(stream, from).map((r) => this.toRecorded(r as Row)) as RecordedEvent<E>[];
+    const tail = this.tail;
+    if (this.dbHead() === tail.end) {
+      // nothing was committed beyond the tail: it answers if it knows the stream
+      const cached = tail.readStream(stream, from);
+      if (cached) return cached as RecordedEvent<E>[];
+      if (tail.knownAbsent(stream)) return [];
+    }
+    const events = this.stmts.readStream.all(stream, from).map((r) => this.toRecorded(r as Row)) as RecordedEvent<E>[];
+    if (events.length === 0 && from === 0n) tail.noteAbsent(stream);
+    return events;
   }
 
   override async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -228,7 +248,7 @@ export class SqliteEventStore extends EventStore {
     const cached = this.tail.readAll(after, max);
     if (!cached) return this.fromFile(after, max);
     // the tail ends at its `end`; other processes (or a commit not yet remembered) may have more
-    return cached.length < max ? cached.concat(this.fromFile(this.tail.end, max - cached.length)) : cached;
+    return cached.length < max && this.dbHead() !== this.tail.end ? cached.concat(this.fromFile(this.tail.end, max - cached.length)) : cached;
   }
 
   private fromFile(after: bigint, max: number): RecordedEvent[] {
@@ -258,9 +278,21 @@ export class SqliteEventStore extends EventStore {
     if (this.db.open) this.db.close();
   }
 
+  /**
+   * The newest position in the file. Looked up once per turn of the event loop (and again
+   * after any store of this process committed): whatever another process commits meanwhile
+   * can only become known to this one through input that arrives in a later turn, so the
+   * reads of one turn may share one look.
+   */
   private dbHead(): bigint {
-    return this.stmts.head.get()?.position ?? -1n;
+    if (this.knownHead === undefined || this.knownAt !== commitsInProcess) {
+      this.knownHead = this.stmts.head.get()?.position ?? -1n;
+      this.knownAt = commitsInProcess;
+      setImmediate(this.forgetHead);
+    }
+    return this.knownHead;
   }
+
 
   private toRecorded(r: Row): RecordedEvent {
     const metadata = JSON.parse(r.metadata) as EventMetadata;

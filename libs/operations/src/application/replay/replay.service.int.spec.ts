@@ -182,6 +182,7 @@ describe('ReplayService', () => {
     expect(counters.map((d) => [d._id, d.count])).toEqual(Array.from({ length: 10 }, (_, s) => [`c-${s}`, expected(s)]));
     expect(await store.collection('test_totals').findOne({ _id: 'all' })).toMatchObject({ count: 1000 + appended + 2 });
     expect(seen.length).toBeGreaterThan(0);
+    await engine.stop(); // stores the checkpoints of the last interval
     const cp = await store.collection('projection_checkpoints').findOne({ _id: 'test.counter' });
     expect(cp).toMatchObject({ position: String(await events.headPosition()), generation: expect.stringMatching(/^rpl_/) });
   });
