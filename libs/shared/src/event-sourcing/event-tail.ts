@@ -11,6 +11,9 @@ import type { RecordedEvent } from './event';
  * forgets from its start when it holds more than `capacity` events. Events are frozen: all
  * readers get the same objects.
  */
+/** How many streams found empty are remembered. */
+const ABSENT_LIMIT = 10_000;
+
 export class EventTail {
   private events: RecordedEvent[] = [];
   /** Per stream, its events inside the tail, in revision order (a suffix of the stream). */
@@ -94,7 +97,7 @@ export class EventTail {
 
   /** Records that `stream` had no event up to the tail's end (a read of the file found none). */
   noteAbsent(stream: string): void {
-    if (this.absent.size >= this.capacity) this.absent.clear();
+    if (this.absent.size >= ABSENT_LIMIT) this.absent.clear(); // a cache: starting over is always right
     this.absent.set(stream, this.endPosition);
   }
 

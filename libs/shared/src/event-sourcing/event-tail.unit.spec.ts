@@ -58,6 +58,24 @@ describe('EventTail', () => {
     expect(tail.readStream('new-1', 0n)!.map((e) => e.revision)).toEqual([0n, 1n]);
   });
 
+  it('remembers streams found empty until one of their events arrives or the tail forgets that far', () => {
+    const tail = new EventTail(10n, 1);
+    tail.noteAbsent('x-1');
+    tail.noteAbsent('y-1');
+    expect(tail.knownAbsent('x-1')).toBe(true);
+    expect(tail.knownAbsent('z-1')).toBe(false);
+    tail.extend([ev(11, 'x-1', 0)], 11n);
+    expect(tail.knownAbsent('x-1')).toBe(false); // it has an event now
+    expect(tail.knownAbsent('y-1')).toBe(true);
+    tail.extend([ev(12, 'w-1', 0), ev(13, 'w-1', 1)], 13n); // over twice the capacity: forgets up to 12
+    expect(tail.from).toBe(12n);
+    expect(tail.knownAbsent('y-1')).toBe(false); // noted at 10: events 11 and 12 are no longer held
+    tail.reset(20n);
+    tail.noteAbsent('v-1');
+    tail.reset(21n);
+    expect(tail.knownAbsent('v-1')).toBe(false);
+  });
+
   it('hands out frozen events, so one reader cannot change what the others see', () => {
     const tail = new EventTail(0n);
     tail.extend([ev(1, 'a-1', 0)], 1n);
