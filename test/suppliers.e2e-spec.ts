@@ -4,6 +4,7 @@ import { PNG } from 'pngjs';
 import { AssetRegistry } from '@gensvc/assets';
 import { LocalSupplierControls, SupplierGateway, SupplierSettings, type SupplierJobEvent } from '@gensvc/suppliers';
 import { jobEvents, jobEventTypes, newTaskId, waitForJob } from '@gensvc/suppliers/testing/job-events';
+import { FixedClock } from '@gensvc/shared';
 import { VoiceRegistry } from '@gensvc/voices';
 import { bearer, createAccount } from './support/accounts';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -259,5 +260,29 @@ describe('local supplier across restarts', () => {
       const { rmSync } = await import('node:fs');
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('supplier job deadlines on the service clock', () => {
+  let t: TestApp;
+  const clock = new FixedClock(new Date());
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOCAL_SUPPLIER_DELAY_MS: '50' }, overrides: { clock } });
+  });
+  afterAll(() => t.close());
+
+  it('a waiting job is looked at when the clock passes its deadline, not at its next routine look', async () => {
+    t.app.get(SupplierSettings, { strict: false }).jobDeadlineMs = 10 * 60_000;
+    t.app.get(LocalSupplierControls, { strict: false }).hangNext();
+    const { accountId } = await createAccount(t);
+    const taskId = newTaskId();
+    await t.app.get(SupplierGateway, { strict: false }).submit({ taskId, accountId, modelId: 'text-writer-lite', capability: 'text.generate', params: { prompt: 'hang' } });
+    await waitForJob(t, taskId, (types) => types.includes('SupplierJobDispatched'));
+    await new Promise((r) => setTimeout(r, 200)); // the hung job now sleeps until its deadline, ten minutes ahead
+    expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched']);
+    clock.advance(10 * 60_000 + 1);
+    const events = await waitForJob(t, taskId, undefined, 3000);
+    expect(events.map((e) => e.type)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobFailed']);
+    expect(events[2].type === 'SupplierJobFailed' && events[2].data.error.code).toBe('SUPPLIER_TIMEOUT');
   });
 });

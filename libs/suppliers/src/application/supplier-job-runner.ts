@@ -15,8 +15,12 @@ import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJ
 import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from './supplier-channel';
 import { SUPPLIER_JOBS, type SupplierJobDoc } from './supplier-jobs.projection';
 
-/** Longest sleep between two looks at a waiting job (also makes a test clock's jumps count). */
-const MAX_SLEEP_MS = 1000;
+/**
+ * Longest sleep between two looks at a waiting job: a job is otherwise looked at when its
+ * channel asked or its deadline falls due (a jump of a test clock re-arms every job at once).
+ * Bounds the effect of a step of the system's wall clock on deadlines.
+ */
+const MAX_SLEEP_MS = 60_000;
 
 interface Slot {
   at: number;
@@ -43,6 +47,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   private readonly failures = new Map<string, number>();
   private readonly abort = new AbortController();
   private bootTimer: NodeJS.Timeout | undefined;
+  private stopWatchingClock: (() => void) | undefined;
   private resumed = false;
   private stopped = false;
 
@@ -71,10 +76,14 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     };
     this.bootTimer = setTimeout(tick, 0);
     this.bootTimer.unref();
+    this.stopWatchingClock = this.clock.onJump(() => {
+      for (const taskId of [...this.slots.keys()]) this.schedule(taskId, 0);
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.stopWatchingClock?.();
     if (this.bootTimer) clearTimeout(this.bootTimer);
     for (const slot of this.slots.values()) clearTimeout(slot.timer);
     this.slots.clear();
