@@ -6,6 +6,16 @@ import type { DomainEvent, NewEvent, RecordedEvent } from './event';
  */
 export type ExpectedRevision = bigint | 'no_stream' | 'stream_exists' | 'any';
 
+/** Whether a stream whose last revision is `current` (-1n: no stream) meets `expected`. */
+export function expectationMet(expected: ExpectedRevision, current: bigint): boolean {
+  return (
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1n) ||
+    (expected === 'stream_exists' && current >= 0n) ||
+    (typeof expected === 'bigint' && expected === current)
+  );
+}
+
 export interface AppendResult {
   /** Revision of the last appended event: the expected revision of the next append. */
   readonly nextExpectedRevision: bigint;

@@ -1,19 +1,18 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { expectationMet, type ExpectedRevision } from './event-store.port';
 
 /*
  * The write side of the embedded event store: runs a batch of appends in one transaction.
  * It runs either on the caller's thread (in-memory databases, tools) or in a worker thread
  * of its own, so that the commit's fsync does not stall the server's event loop. This module
- * is loaded by the worker on its own, so it depends on nothing but better-sqlite3.
+ * is loaded by the worker on its own, so it depends on nothing but better-sqlite3 and the
+ * event store port.
  */
-
-/** Expected revision as sent to the committer: 'any' | 'no_stream' | 'stream_exists' | a revision. */
-export type WireExpected = 'any' | 'no_stream' | 'stream_exists' | bigint;
 
 export interface AppendRequest {
   readonly stream: string;
-  readonly expected: WireExpected;
+  readonly expected: ExpectedRevision;
   /** Serialized events, ready to insert. */
   readonly events: readonly { readonly id: string; readonly type: string; readonly data: string; readonly metadata: string }[];
 }
@@ -101,12 +100,7 @@ export class SqliteCommitter {
 
   private appendOne(r: AppendRequest): AppendOutcome {
     const current = this.streamHead.get(r.stream)?.revision ?? -1n;
-    const ok =
-      r.expected === 'any' ||
-      (r.expected === 'no_stream' && current === -1n) ||
-      (r.expected === 'stream_exists' && current >= 0n) ||
-      (typeof r.expected === 'bigint' && r.expected === current);
-    if (!ok) return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
+    if (!expectationMet(r.expected, current)) return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
     let revision = current;
     let firstPosition = -1n;
     let lastPosition = -1n;
@@ -124,9 +118,12 @@ export type ToWriter = { readonly id: number; readonly requests: readonly Append
 export type FromWriter = { readonly id: number; readonly result?: BatchResult; readonly error?: { message: string; code?: string } };
 
 export interface WriterData {
-  readonly gensvcSqliteWriter: true;
   readonly file: string;
   readonly synchronous: Synchronous;
+  /** This module's file, which the thread loads. */
+  readonly module: string;
+  /** TypeScript's path when `module` is a source file (tests): the thread transpiles it. */
+  readonly typescript?: string;
 }
 
 /** Entry point of the writer thread: commits the batches it is sent, one at a time. */

@@ -21,8 +21,11 @@ import {
 import { eventSchemas, type EventSchemas } from './upcasters';
 
 interface PendingAppend {
-  readonly request: AppendRequest;
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
   readonly events: readonly NewEvent[];
+  /** Each event's id and serialized data (serialized on append, so bad data fails that append alone). */
+  readonly encoded: readonly { readonly id: string; readonly data: string }[];
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -124,18 +127,8 @@ export class SqliteEventStore extends EventStore {
     if (events.length === 0) return Promise.reject(new Error('append of no events'));
     if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
     return new Promise<AppendResult>((resolve, reject) => {
-      const request: AppendRequest = {
-        stream,
-        expected: options.expectedRevision ?? 'any',
-        events: events.map((e) => ({
-          id: e.id ?? randomUUID(),
-          type: e.type,
-          data: JSON.stringify(e.data),
-          // occurredAt is stamped when the batch is sent (see flush)
-          metadata: '',
-        })),
-      };
-      this.pending.push({ request, events, resolve, reject });
+      const encoded = events.map((e) => ({ id: e.id ?? randomUUID(), data: JSON.stringify(e.data) }));
+      this.pending.push({ stream, expected: options.expectedRevision ?? 'any', events, encoded, resolve, reject });
       this.schedule();
     });
   }
@@ -158,11 +151,14 @@ export class SqliteEventStore extends EventStore {
     this.pending = [];
     if (batch.length === 0) return;
     const now = new Date().toISOString();
-    const requests = batch.map(({ request, events }) => ({
-      ...request,
-      events: request.events.map((e, i) => ({
-        ...e,
-        metadata: JSON.stringify({ schemaVersion: this.schemas.currentVersion(e.type), occurredAt: now, ...events[i].metadata }),
+    const requests: AppendRequest[] = batch.map(({ stream, expected, events, encoded }) => ({
+      stream,
+      expected,
+      events: events.map((e, i) => ({
+        id: encoded[i].id,
+        type: e.type,
+        data: encoded[i].data,
+        metadata: JSON.stringify({ schemaVersion: this.schemas.currentVersion(e.type), occurredAt: now, ...e.metadata }),
       })),
     }));
     let result: BatchResult;
@@ -175,7 +171,6 @@ export class SqliteEventStore extends EventStore {
     try {
       this.remember(requests, result);
     } catch {
-      this.knownHead = undefined;
       this.tail.reset(result.head); // the tail is only a cache: start it afresh
     }
     result.outcomes.forEach((outcome, i) => {
@@ -183,7 +178,7 @@ export class SqliteEventStore extends EventStore {
       if (outcome.ok) {
         item.resolve({ nextExpectedRevision: outcome.firstRevision + BigInt(item.events.length - 1), position: outcome.lastPosition });
       } else if ('conflict' in outcome) {
-        item.reject(new ConcurrencyError(item.request.stream, outcome.conflict.expected, outcome.conflict.actual));
+        item.reject(new ConcurrencyError(item.stream, outcome.conflict.expected, outcome.conflict.actual));
       } else {
         item.reject(Object.assign(new Error(outcome.error.message), { code: outcome.error.code }));
       }
@@ -374,8 +369,7 @@ class WorkerCommitter implements Committer {
 
   private start(): Worker {
     const ext = extname(__filename);
-    const data: WriterData & { module: string; typescript?: string } = {
-      gensvcSqliteWriter: true,
+    const data: WriterData = {
       file: this.file,
       synchronous: this.synchronous,
       module: join(__dirname, `sqlite-committer${ext}`),

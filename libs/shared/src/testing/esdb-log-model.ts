@@ -10,6 +10,7 @@ import {
   type ReadPosition,
 } from '@eventstore/db-client';
 import { EventEmitter } from 'node:events';
+import { expectationMet } from '../event-sourcing/event-store.port';
 
 interface LogEvent {
   id: string;
@@ -76,12 +77,7 @@ export class EsdbLogModel {
   private async append(stream: string, events: EventData[], expected: AppendExpectedRevision) {
     await Promise.resolve();
     const current = this.head(stream);
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1n) ||
-      (expected === 'stream_exists' && current >= 0n) ||
-      (typeof expected === 'bigint' && expected === current);
-    if (!ok) {
+    if (!expectationMet(expected, current)) {
       throw new WrongExpectedVersionError(undefined as never, { streamName: stream, expected, current: current === -1n ? 'no_stream' : current });
     }
     const every = this.options.systemEventsEvery ?? 0;
