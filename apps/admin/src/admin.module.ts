@@ -10,6 +10,7 @@ import { QuotingModule } from '@gensvc/quoting';
 import { SuppliersModule } from '@gensvc/suppliers';
 import { TasksModule } from '@gensvc/tasks';
 import { VoicesModule } from '@gensvc/voices';
+import { NotificationsModule } from '@gensvc/notifications';
 
 /**
  * The admin CLI's application: the same context modules as the API (so a replay rebuilds every
@@ -33,6 +34,7 @@ export class AdminModule {
         WalletModule,
         QuotingModule,
         TasksModule,
+        NotificationsModule,
       ],
     };
   }

@@ -11,6 +11,7 @@ import { SuppliersModule } from '@gensvc/suppliers';
 import { QuotingModule } from '@gensvc/quoting';
 import { TasksModule } from '@gensvc/tasks';
 import { WalletModule } from '@gensvc/wallet';
+import { NotificationsModule } from '@gensvc/notifications';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -24,7 +25,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule],
+      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, NotificationsModule],
     };
   }
 }

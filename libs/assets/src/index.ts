@@ -1,4 +1,5 @@
 export * from './contracts/asset-registry';
+export * from './contracts/address-guard';
 export { AssetsModule, type AssetsOptions } from './assets.module';
 export { ImportNetwork } from './application/import/import-network';
 export { UploadLimits } from './domain/limits';

@@ -14,7 +14,10 @@ export type IdPrefix =
   | 'client'
   | 'grant'
   | 'evt'
-  | 'sess';
+  | 'sess'
+  | 'whe'
+  | 'whd'
+  | 'msg';
 
 /**
  * Random source for the ids' random part: bytes from the OS CSPRNG, drawn 4 KiB at a time

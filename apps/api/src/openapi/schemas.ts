@@ -1,4 +1,5 @@
 import { ERROR_STATUS } from '@gensvc/shared';
+import { WEBHOOK_EVENT_TYPES } from '@gensvc/notifications';
 import type { JsonSchema } from './dto-schema';
 
 /**
@@ -254,6 +255,46 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   AssetDeleted: closed({ id: id('ast', 'the asset'), deleted: { const: true }, deleted_at: dateTime('when it was deleted') }, 'A deleted asset.'),
   Voice: voice,
   VoiceList: list(ref('Voice'), 'A page of voices, newest first.'),
+  WebhookEndpoint: closed(
+    {
+      id: id('whe', 'endpoint id'),
+      url: { type: 'string', format: 'uri', description: 'https:// address that receives the messages' },
+      events: { type: 'array', minItems: 1, items: { enum: ['*', ...WEBHOOK_EVENT_TYPES] }, description: 'event types sent to it, or ["*"] for all' },
+      description: { type: ['string', 'null'], maxLength: 500 },
+      status: { enum: ['enabled', 'disabled'], description: 'disabled after a 410 answer or 5 days of failed attempts' },
+      created_at: dateTime('creation time'),
+      secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/=]+$', description: 'signing secret (Standard Webhooks); only in the answers of create and rotate-secret' },
+    },
+    'A webhook endpoint (CONTRACT §10).',
+    ['secret'],
+  ),
+  WebhookEndpointList: list(ref('WebhookEndpoint'), 'A page of webhook endpoints, newest first.'),
+  WebhookEndpointDeleted: closed({ id: id('whe', 'the endpoint'), deleted: { const: true } }, 'A deleted webhook endpoint.'),
+  WebhookDelivery: closed(
+    {
+      id: id('whd', 'delivery id'),
+      message_id: id('msg', 'the webhook-id header: the same for every attempt'),
+      event_type: { enum: [...WEBHOOK_EVENT_TYPES] },
+      status: { enum: ['pending', 'delivered', 'retrying', 'failed'] },
+      attempts: {
+        type: 'array',
+        items: closed(
+          {
+            at: dateTime('when the attempt started'),
+            status_code: { type: ['integer', 'null'], description: 'the receiver\'s HTTP status; null when no answer came' },
+            duration_ms: { type: 'integer', minimum: 0 },
+            error: { type: ['string', 'null'], description: 'why the attempt failed; null when it succeeded' },
+          },
+          'One attempt.',
+        ),
+      },
+      next_attempt_at: nullableDateTime('when the next attempt is due; null once delivered or failed'),
+      created_at: dateTime('when the message was queued'),
+    },
+    'A message to one endpoint and its attempts (CONTRACT §10).',
+  ),
+  WebhookDeliveryList: list(ref('WebhookDelivery'), 'A page of deliveries, newest first.'),
+  WebhookRetryAccepted: closed({ id: id('whd', 'the delivery'), status: { const: 'pending' } }, 'The delivery is queued again (same message id).'),
   OAuthToken: {
     type: 'object',
     description: 'Token endpoint success (RFC 6749 §5.1).',

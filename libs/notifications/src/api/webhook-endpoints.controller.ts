@@ -1,0 +1,57 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { EndpointsService } from '../application/endpoints/endpoints.service';
+
+/** POST /v1/webhook-endpoints: `{url, events, description?}`, no other fields. */
+export class CreateWebhookEndpointDto {
+  @IsString() url!: string;
+  /** Event types (checked by the service) or ["*"]. */
+  @IsArray() events!: string[];
+  @IsOptional() @IsString() description?: string;
+}
+
+class PageQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+}
+
+/** The caller's webhook endpoints (CONTRACT §10). */
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(private readonly endpoints: EndpointsService) {}
+
+  @Post()
+  @RequireScope('create')
+  @HttpCode(201)
+  create(@CurrentPrincipal() p: Principal, @Body() body: CreateWebhookEndpointDto) {
+    return this.endpoints.create(p.accountId, body);
+  }
+
+  @Get()
+  @RequireScope('read')
+  list(@CurrentPrincipal() p: Principal, @Query() query: PageQuery) {
+    return this.endpoints.list(p.accountId, { page: query.page ?? 1, limit: query.limit ?? 30 });
+  }
+
+  @Get(':id')
+  @RequireScope('read')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.endpoints.get(p.accountId, id);
+  }
+
+  @Delete(':id')
+  @RequireScope('create')
+  @HttpCode(200)
+  delete(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.endpoints.delete(p.accountId, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @RequireScope('create')
+  @HttpCode(200)
+  rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.endpoints.rotate(p.accountId, id);
+  }
+}

@@ -1,0 +1,49 @@
+import { AppError } from '@gensvc/shared';
+import { checkImportUrl, isIpLiteral, refusedAddress } from '@gensvc/assets';
+
+const forbidden = (why: string) => new AppError('WEBHOOK_URL_FORBIDDEN', `url: ${why}`);
+
+/** Loopback in its plain spelling (127.0.0.0/8, ::1), as the guard classifies it; IPv4-mapped and other forms stay refused. */
+const isLoopback = (address: string): boolean => refusedAddress(address) === 'loopback';
+
+/**
+ * Why a resolved address may not receive webhooks, or null: the import guard's rules
+ * (public unicast only); with `allowLocal` loopback addresses pass too.
+ */
+export function refusedWebhookAddress(address: string, allowLocal: boolean): string | null {
+  if (allowLocal && isLoopback(address)) return null;
+  return refusedAddress(address);
+}
+
+/**
+ * Checks an endpoint address before it is stored (CONTRACT §10): `https://` (with
+ * `allowLocal` also `http://`), no credentials, no fragment, a public IP literal or a
+ * public-looking host name (its addresses are checked at every delivery, not here). Any
+ * port is allowed. The host part goes through the import guard itself.
+ */
+export function checkWebhookUrl(raw: unknown, allowLocal: boolean): string {
+  if (typeof raw !== 'string' || raw.length < 1 || raw.length > 2048) throw new AppError('VALIDATION_ERROR', 'url: must be an HTTPS URL of at most 2048 characters');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'url: must be an absolute URL');
+  }
+  const schemes = allowLocal ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new AppError('VALIDATION_ERROR', allowLocal ? 'url: must start with https:// or http://' : 'url: must start with https://');
+  }
+  if (url.username || url.password) throw new AppError('VALIDATION_ERROR', 'url: must not carry a user name or password');
+  if (url.hash) throw new AppError('VALIDATION_ERROR', 'url: must not carry a fragment (#...)');
+  const host = url.hostname;
+  const localName = host.replace(/\.$/, '').toLowerCase() === 'localhost';
+  if (allowLocal && ((isIpLiteral(host) && isLoopback(host)) || localName)) return url.toString();
+  try {
+    checkImportUrl(`https://${url.host.replace(/:\d+$/, '')}/`);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'IMPORT_URL_FORBIDDEN') throw forbidden(err.message.replace(/^url: /, '').replace('can be imported', 'can receive webhooks'));
+    if (err instanceof AppError) throw new AppError('VALIDATION_ERROR', `url: ${host} is not a valid host`);
+    throw err;
+  }
+  return url.toString();
+}

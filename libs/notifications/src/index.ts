@@ -1,0 +1,3 @@
+export { NotificationsModule } from './notifications.module';
+export { NotificationSettings } from './notification-settings';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './domain/endpoints';
