@@ -273,6 +273,21 @@ describe('OpenAPI document', () => {
     check(await http().get('/v1/voices/voice_nope').set(key));
     check(await http().get('/v1/tasks?limit=100').set(key));
 
+    // webhook endpoints
+    const hook = check(await http().post('/v1/webhook-endpoints').set(key).send({ url: 'https://hooks.example.com/openapi', events: ['task.succeeded'], description: 'openapi' }));
+    expect(hook.status).toBe(201);
+    check(await http().post('/v1/webhook-endpoints').set(key).send({ url: 'https://10.0.0.1/x', events: ['*'] }));
+    check(await http().post('/v1/webhook-endpoints').set(key).send({ url: 'https://hooks.example.com/x', events: ['nope'] }));
+    check(await http().get('/v1/webhook-endpoints').set(key));
+    check(await http().get(`/v1/webhook-endpoints/${hook.body.id}`).set(key));
+    check(await http().get('/v1/webhook-endpoints/whe_nope').set(key));
+    check(await http().post(`/v1/webhook-endpoints/${hook.body.id}/rotate-secret`).set(key));
+    check(await http().get(`/v1/webhook-endpoints/${hook.body.id}/deliveries`).set(key));
+    check(await http().get('/v1/webhook-endpoints/whe_nope/deliveries').set(key));
+    check(await http().post(`/v1/webhook-endpoints/${hook.body.id}/deliveries/whd_nope/retry`).set(key));
+    check(await http().delete(`/v1/webhook-endpoints/${hook.body.id}`).set(key));
+    check(await http().delete(`/v1/webhook-endpoints/${hook.body.id}`).set(key));
+
     // The calls above reached every operation of the API with its main answers.
     const statuses = Object.fromEntries([...api.seen].map(([k, v]) => [k, [...v].sort()]));
     expect(statuses).toMatchObject({

@@ -354,6 +354,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('the endpoint with its new secret', ref('WebhookEndpoint')) },
     errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
   },
+  'GET /v1/webhook-endpoints/:id/deliveries': {
+    operationId: 'webhooks.deliveries.list',
+    summary: 'List the deliveries of an endpoint, newest first, with every attempt',
+    tag: 'Webhooks',
+    query: LIST_FILTERS.slice(0, 2),
+    responses: { 200: json('a page of deliveries', ref('WebhookDeliveryList')) },
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
+  },
+  'POST /v1/webhook-endpoints/:id/deliveries/:delivery_id/retry': {
+    operationId: 'webhooks.deliveries.retry',
+    summary: 'Send a delivery again now (the same message, the same webhook-id)',
+    tag: 'Webhooks',
+    responses: { 202: json('queued again', ref('WebhookRetryAccepted')) },
+    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED', 'INTERNAL'],
+  },
   'GET /v1/openapi.json': {
     operationId: 'openapi.get',
     summary: 'This document',

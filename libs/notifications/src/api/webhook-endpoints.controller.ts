@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { DeliveriesService } from '../application/deliveries/deliveries.service';
 import { EndpointsService } from '../application/endpoints/endpoints.service';
 
 /** POST /v1/webhook-endpoints: `{url, events, description?}`, no other fields. */
@@ -20,7 +21,10 @@ class PageQuery {
 /** The caller's webhook endpoints (CONTRACT §10). */
 @Controller('v1/webhook-endpoints')
 export class WebhookEndpointsController {
-  constructor(private readonly endpoints: EndpointsService) {}
+  constructor(
+    private readonly endpoints: EndpointsService,
+    private readonly deliveries: DeliveriesService,
+  ) {}
 
   @Post()
   @RequireScope('create')
@@ -53,5 +57,18 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.endpoints.rotate(p.accountId, id);
+  }
+
+  @Get(':id/deliveries')
+  @RequireScope('read')
+  listDeliveries(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: PageQuery) {
+    return this.deliveries.list(p.accountId, id, { page: query.page ?? 1, limit: query.limit ?? 30 });
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @RequireScope('create')
+  @HttpCode(202)
+  retry(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+    return this.deliveries.retry(p.accountId, id, deliveryId);
   }
 }

@@ -98,10 +98,14 @@ export type DeliveryCommand =
       random: number;
       now: string;
     }
+  /** The attempt in flight was cut off by a shutdown: attempt again at once. */
+  | { type: 'ReleaseAttempt'; now: string }
   | { type: 'AbandonDelivery'; reason: string; now: string }
   | { type: 'RequestRetry'; now: string };
 
 export const isOpen = (s: DeliveryState): boolean => s.status === 'pending' || s.status === 'attempting' || s.status === 'retrying';
+
+const INTERRUPTED = 'interrupted: the service stopped during this attempt';
 
 const plus = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
@@ -144,7 +148,7 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
             type: 'WebhookDeliveryAttemptFailed',
             data: {
               ...ref,
-              attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(command.now) - Date.parse(since)), error: 'interrupted: the service stopped during this attempt' },
+              attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(command.now) - Date.parse(since)), error: INTERRUPTED },
               next_attempt_at: command.now,
               interrupted: true,
             },
@@ -162,6 +166,21 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
       if (command.outcome === 'delivered') return [{ type: 'WebhookDeliverySucceeded', data: { ...ref, attempt } }];
       const wait = command.outcome === 'final' ? null : retryDelayMs(state.failures + 1, command.schedule, command.jitter, command.random);
       return [{ type: 'WebhookDeliveryAttemptFailed', data: { ...ref, attempt, next_attempt_at: wait === null ? null : plus(command.now, wait) } }];
+    }
+    case 'ReleaseAttempt': {
+      if (state.status !== 'attempting') return [];
+      const since = state.attemptStartedAt ?? command.now;
+      return [
+        {
+          type: 'WebhookDeliveryAttemptFailed',
+          data: {
+            ...ref,
+            attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(command.now) - Date.parse(since)), error: INTERRUPTED },
+            next_attempt_at: command.now,
+            interrupted: true,
+          },
+        },
+      ];
     }
     case 'AbandonDelivery':
       if (!isOpen(state)) return [];
