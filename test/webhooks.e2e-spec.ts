@@ -258,6 +258,15 @@ describe('webhook deliveries', () => {
     }
     expect(state.status).toBe('succeeded');
     expect(await snapshot()).toEqual(before);
+
+    // metrics: messages queued, attempts by outcome, latency, oldest open delivery
+    const metrics = (await admin().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text;
+    expect(metrics).toMatch(/^gensvc_webhook_messages_queued_total\{event_type="task.created"\} [1-9]/m);
+    expect(metrics).toMatch(/^gensvc_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
+    expect(metrics).toMatch(/^gensvc_webhook_attempts_total\{outcome="gone"\} 1$/m);
+    expect(metrics).toMatch(/^gensvc_webhook_attempts_total\{outcome="refused_address"\} [1-9]/m);
+    expect(metrics).toMatch(/^gensvc_webhook_delivery_latency_seconds_count [1-9]/m);
+    expect(metrics).toMatch(/^gensvc_webhook_oldest_pending_seconds 0$/m);
     expect(await t.app.get(EventStore).headPosition()).toBeGreaterThan(0n);
   });
 });

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
+import { DeliveryMetrics } from '@gensvc/notifications';
+import { Metrics } from '@gensvc/operations';
 import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { bodyParsers } from './http/body-parsers';
@@ -29,6 +31,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.useGlobalFilters(new AllExceptionsFilter(logger));
   app.enableShutdownHooks();
   await app.init();
+  // The webhook metrics live in the notifications context's registry; serve them with the rest.
+  const metrics = app.get(Metrics);
+  for (const m of app.get(DeliveryMetrics).all()) metrics.registry.registerMetric(m);
   await app.get(SubscriptionEngine).start();
   return app;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isIpLiteral } from '@gensvc/assets';
+import { isIpLiteral } from '@gensvc/assets/contracts';
 import { refusedWebhookAddress } from '../application/endpoints/webhook-address';
 import { NotificationSettings } from '../notification-settings';
 import { WebhookNetwork } from './webhook-network';

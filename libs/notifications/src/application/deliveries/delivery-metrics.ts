@@ -1,37 +1,28 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import { ReadStore } from '@gensvc/shared';
-import { Metrics } from '@gensvc/operations';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from './deliveries.projection';
 
 /** Outcome label of one attempt. */
 export type AttemptOutcome = 'delivered' | 'http_error' | 'gone' | 'timeout' | 'network_error' | 'refused_address' | 'interrupted';
 
 /**
- * Webhook metrics, registered in the service's registry (`GET /metrics` on the admin port)
- * when the operations module is composed: messages queued, attempts by outcome, delivery
- * latency (queued → delivered), the oldest open delivery and attempts in flight.
+ * Webhook metrics: messages queued, attempts by outcome, delivery latency (queued →
+ * delivered), the oldest open delivery and attempts in flight. They live in a registry of
+ * their own; the API app adds them to the service's (`GET /metrics` on the admin port).
  */
 @Injectable()
 export class DeliveryMetrics implements OnModuleInit {
-  private registry = new Registry();
+  readonly registry = new Registry();
   private queuedTotal!: Counter<'event_type'>;
   private attemptsTotal!: Counter<'outcome'>;
   private latency!: Histogram;
   private inFlight!: Gauge;
+  private metrics: Metric[] = [];
 
-  constructor(
-    private readonly moduleRef: ModuleRef,
-    private readonly readStore: ReadStore,
-  ) {}
+  constructor(private readonly readStore: ReadStore) {}
 
   onModuleInit(): void {
-    try {
-      this.registry = this.moduleRef.get(Metrics, { strict: false }).registry;
-    } catch {
-      // No operations module (a bare test module): the metrics stay in a registry of their own.
-    }
     const registers = [this.registry];
     this.queuedTotal = new Counter({ name: 'gensvc_webhook_messages_queued_total', help: 'Webhook deliveries queued (one per message and endpoint), by event type', labelNames: ['event_type'] as const, registers });
     this.attemptsTotal = new Counter({ name: 'gensvc_webhook_attempts_total', help: 'Webhook delivery attempts, by outcome', labelNames: ['outcome'] as const, registers });
@@ -43,17 +34,23 @@ export class DeliveryMetrics implements OnModuleInit {
     });
     this.inFlight = new Gauge({ name: 'gensvc_webhook_attempts_in_flight', help: 'Webhook attempts waiting for their receiver in this process', registers });
     const readStore = this.readStore;
-    new Gauge({
+    const oldest = new Gauge({
       name: 'gensvc_webhook_oldest_pending_seconds',
       help: 'Age of the oldest webhook delivery neither delivered nor failed (0 when none)',
       registers,
       async collect() {
-        const [oldest] = await readStore
+        const [first] = await readStore
           .collection<DeliveryDoc & { _id: string }>(WEBHOOK_DELIVERIES)
           .find({ state: { $in: ['pending', 'attempting', 'retrying'] } }, { sort: { created_at: 1 }, limit: 1 });
-        this.set(oldest ? Math.max(0, (Date.now() - Date.parse(oldest.created_at)) / 1000) : 0);
+        this.set(first ? Math.max(0, (Date.now() - Date.parse(first.created_at)) / 1000) : 0);
       },
     });
+    this.metrics = [this.queuedTotal, this.attemptsTotal, this.latency, this.inFlight, oldest];
+  }
+
+  /** Every metric of this context (the app registers them in the service's registry). */
+  all(): Metric[] {
+    return this.metrics;
   }
 
   queued(eventType: string): void {

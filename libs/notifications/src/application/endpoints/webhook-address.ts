@@ -1,5 +1,5 @@
 import { AppError } from '@gensvc/shared';
-import { checkImportUrl, isIpLiteral, refusedAddress } from '@gensvc/assets';
+import { checkImportUrl, isIpLiteral, refusedAddress } from '@gensvc/assets/contracts';
 
 const forbidden = (why: string) => new AppError('WEBHOOK_URL_FORBIDDEN', `url: ${why}`);
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '@gensvc/shared';
-import { taskObjectAfter, type TaskIntegrationEvent } from '@gensvc/tasks';
-import type { AssetEvent, UploadEvent } from '@gensvc/assets';
-import type { VoiceEvent } from '@gensvc/voices';
+import { taskObjectAfter, type TaskIntegrationEvent } from '@gensvc/tasks/contracts';
+import type { AssetEvent, UploadEvent } from '@gensvc/assets/contracts';
+import type { VoiceEvent } from '@gensvc/voices/contracts';
 import type { WebhookEventType } from '../../domain/endpoints';
 
 /** Stored events a message can come from. Terminal task messages wait for the settlement. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AsReactor, Clock, EventStore, handleCommand, isoTime, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
-import { TASK_STREAM } from '@gensvc/tasks';
+import { TASK_STREAM } from '@gensvc/tasks/contracts';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { liveEndpoints, subscribes } from '../../domain/endpoints';
 import { DeliveryMetrics } from '../deliveries/delivery-metrics';

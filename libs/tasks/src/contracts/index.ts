@@ -1,0 +1,4 @@
+/** The tasks context's contracts: what other libraries may import (Nest-free). */
+export * from './task-events';
+export { TASK_EVENT_TYPES, type TaskEvent } from '../domain/task';
+export * from './task-object';
