@@ -6,10 +6,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Clock, loadConfig } from '@gensvc/shared';
+import { NotificationSettings } from '@gensvc/notifications';
 import { createApp } from '../apps/api/src/bootstrap';
 import { inspectFile, uploadKey } from '../apps/cli/src/files';
 import { createAccount, type TestAccount } from './support/accounts';
 import { CLIENT_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const FIXTURES = join(__dirname, 'fixtures');
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -188,6 +190,47 @@ describe('gensvc client CLI against the running server', () => {
     await ok('assets', 'delete', up.asset_id);
     const gone = await cli(['assets', 'get', up.asset_id]);
     expect(oneJson(gone.stdout).error).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('manages webhook endpoints and their deliveries', async () => {
+    app.get(NotificationSettings).allowLocal = true;
+    const receiver = await new WebhookReceiver().start();
+    try {
+      receiver.answer('/cli', 500, 204);
+      const created = await ok('webhooks', 'create', '--url', `${receiver.url}/cli`, '--event', 'task.created', '--description', 'from the CLI');
+      expect(created).toMatchObject({ id: expect.stringMatching(/^whe_/), events: ['task.created'], description: 'from the CLI', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
+      const all = await ok('webhooks', 'create', '--url', 'https://hooks.example.com/cli-all');
+      expect(all.events).toEqual(['*']);
+      expect((await ok('webhooks', 'list')).data.map((e: { id: string }) => e.id).sort()).toEqual([created.id, all.id].sort());
+      expect(await ok('webhooks', 'get', created.id)).not.toHaveProperty('secret');
+      const rotated = await ok('webhooks', 'rotate', created.id);
+      expect(rotated.secret).not.toBe(created.secret);
+      expect(await ok('webhooks', 'delete', all.id)).toEqual({ id: all.id, deleted: true });
+
+      const headers = { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json' };
+      const quote = (await (await fetch(`${baseUrl}/v1/quotes`, { method: 'POST', headers, body: JSON.stringify({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hook' } }) })).json()) as { quote_id: string };
+      await fetch(`${baseUrl}/v1/tasks`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'cli-webhook-task' }, body: JSON.stringify({ quote_id: quote.quote_id }) });
+      let list = await ok('webhooks', 'deliveries', created.id);
+      for (let i = 0; i < 200 && list.data[0]?.status !== 'delivered'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        list = await ok('webhooks', 'deliveries', created.id);
+      }
+      const [d] = list.data;
+      expect(d).toMatchObject({ event_type: 'task.created', status: 'delivered', attempts: [{ status_code: 500 }, { status_code: 204 }] });
+      expect(await ok('webhooks', 'retry', created.id, d.id)).toEqual({ id: d.id, status: 'pending' });
+      await receiver.until((r) => r.filter((m) => m.path === '/cli').length >= 3);
+      expect(new Set(receiver.on('/cli').map((m) => m.headers['webhook-id']))).toEqual(new Set([d.message_id]));
+
+      const unknown = await cli(['webhooks', 'get', 'whe_nope']);
+      expect(unknown.code).toBe(1);
+      expect(oneJson(unknown.stdout).error).toMatchObject({ code: 'NOT_FOUND' });
+      const usage = await cli(['webhooks', 'create']);
+      expect(usage.code).toBe(2);
+      expect(oneJson(usage.stdout).error).toMatchObject({ code: 'USAGE', message: '--url is required' });
+    } finally {
+      app.get(NotificationSettings).allowLocal = false;
+      await receiver.close();
+    }
   });
 
   it('lists, reads and cancels tasks', async () => {

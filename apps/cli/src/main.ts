@@ -28,6 +28,10 @@ Commands (each prints one JSON object on stdout; progress goes to stderr):
   tasks list [filters] | tasks get ID | tasks cancel ID
   wallet | billing [filters]
   voices list | voices get ID | voices delete ID
+  webhooks create --url URL [--event TYPE]... [--description D]   (secret shown once;
+                                                 no --event: every event type)
+  webhooks list | webhooks get ID | webhooks delete ID | webhooks rotate ID
+  webhooks deliveries ID [--page P] [--limit L] | webhooks retry ID DELIVERY_ID
 
 Input of quote and run:
   --input JSON|@FILE   the input object;  --param NAME=VALUE (repeatable; VALUE is JSON or text)
@@ -76,6 +80,9 @@ const OPTIONS = {
   'created-before': { type: 'string' },
   'min-amount': { type: 'string' },
   'max-amount': { type: 'string' },
+  url: { type: 'string' },
+  event: { type: 'string', multiple: true },
+  description: { type: 'string' },
 } as const;
 
 type Flags = ReturnType<typeof parse>['values'];
@@ -218,8 +225,39 @@ class Cli {
           default:
             throw new UsageError('voices list | voices get ID | voices delete ID');
         }
+      case 'webhooks':
+        return this.webhooks(args);
       default:
         throw new UsageError(`unknown command ${command}; see gensvc --help`);
+    }
+  }
+
+  /** Webhook endpoints and their deliveries (docs/api.md, "Webhooks"). */
+  private webhooks(args: string[]): Promise<unknown> {
+    const f = this.flags;
+    const api = this.api;
+    const id = (i: number, what: string) => encodeURIComponent(positional(args, i, what));
+    const usage = 'webhooks create --url URL [--event TYPE]... [--description D] | list | get ID | delete ID | rotate ID | deliveries ID | retry ID DELIVERY_ID';
+    switch (args[0]) {
+      case 'create': {
+        if (!f.url) throw new UsageError('--url is required');
+        const body = { url: f.url, events: f.event?.length ? f.event : ['*'], ...(f.description !== undefined ? { description: f.description } : {}) };
+        return api.post('/v1/webhook-endpoints', body);
+      }
+      case 'list':
+        return api.get('/v1/webhook-endpoints', { query: { page: f.page, limit: f.limit } });
+      case 'get':
+        return api.get(`/v1/webhook-endpoints/${id(1, 'endpoint id')}`);
+      case 'delete':
+        return api.delete(`/v1/webhook-endpoints/${id(1, 'endpoint id')}`);
+      case 'rotate':
+        return api.post(`/v1/webhook-endpoints/${id(1, 'endpoint id')}/rotate-secret`, {});
+      case 'deliveries':
+        return api.get(`/v1/webhook-endpoints/${id(1, 'endpoint id')}/deliveries`, { query: { page: f.page, limit: f.limit } });
+      case 'retry':
+        return api.post(`/v1/webhook-endpoints/${id(1, 'endpoint id')}/deliveries/${id(2, 'delivery id')}/retry`, {}, { retries: 2 });
+      default:
+        throw new UsageError(usage);
     }
   }
 
