@@ -156,6 +156,26 @@ describe('webhook deliveries', () => {
     expectError((await t.http().post(`/v1/webhook-endpoints/${ep.id}/deliveries/${d.id}/retry`).set(bearer(acc)).expect(409)).body, 'WEBHOOK_ENDPOINT_DISABLED');
   });
 
+  it('an endpoint that failed every attempt for the disable period is disabled (5 days; shortened here)', async () => {
+    const settings = t.app.get(NotificationSettings);
+    settings.disableAfterMs = 500;
+    settings.retrySchedule = [0.4, 0.4, 0.4, 0.4];
+    try {
+      receiver.answer('/failing', 500);
+      const ep = await endpoint(acc, '/failing', ['task.created']);
+      await runTask(acc);
+      const [d] = await untilDeliveries(acc, ep.id, (l) => l[0]?.status === 'failed');
+      expect(d.attempts.length).toBeGreaterThanOrEqual(2);
+      expect(d.attempts.length).toBeLessThan(5); // ended by the disabling, not by the schedule
+      expect((await t.http().get(`/v1/webhook-endpoints/${ep.id}`).set(bearer(acc)).expect(200)).body.status).toBe('disabled');
+      const stored = await t.app.get(EventStore).readStream(`webhooks-${acc.accountId}`);
+      expect(stored.filter((e) => e.type === 'WebhookEndpointDisabled').map((e) => e.data)).toContainEqual(expect.objectContaining({ endpoint_id: ep.id, reason: 'failing' }));
+    } finally {
+      settings.disableAfterMs = 5 * 86_400_000;
+      settings.retrySchedule = [0.3, 0.3, 0.3];
+    }
+  });
+
   it("another account's events never reach an endpoint; a deleted endpoint gets nothing more", async () => {
     await endpoint(acc, '/mine', ['task.created']);
     const theirs = await endpoint(other, '/theirs', ['task.created']);

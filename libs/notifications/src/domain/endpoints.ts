@@ -23,6 +23,10 @@ export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 export type DisableReason = 'gone' | 'failing';
 
+/** An endpoint is disabled once every attempt since `failingSince` failed for `limitMs` (5 days). */
+export const failingTooLong = (failingSince: string | null, now: Date, limitMs: number): boolean =>
+  failingSince !== null && now.getTime() - Date.parse(failingSince) >= limitMs;
+
 /** A signing secret as stored: encrypted (`sealed`), and until when it signs (null: current). */
 export interface StoredSecret {
   readonly sealed: string;

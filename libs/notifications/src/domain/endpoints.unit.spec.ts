@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
-import { endpointsDecider, MAX_ENDPOINTS, signingSecrets, subscribes, type EndpointsState, type WebhookEndpointEvent } from './endpoints';
+import { endpointsDecider, failingTooLong, MAX_ENDPOINTS, signingSecrets, subscribes, type EndpointsState, type WebhookEndpointEvent } from './endpoints';
 
 const spec = DeciderSpecification.for(endpointsDecider);
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -78,5 +78,12 @@ describe('webhook endpoints decider', () => {
     expect(subscribes({ events: ['*'] }, 'voice.deleted')).toBe(true);
     expect(subscribes({ events: ['task.failed'] }, 'task.failed')).toBe(true);
     expect(subscribes({ events: ['task.failed'] }, 'task.succeeded')).toBe(false);
+  });
+
+  it('an endpoint failing every attempt for 5 days is due to be disabled, not a moment before', () => {
+    const fiveDays = 5 * 86_400_000;
+    expect(failingTooLong('2026-01-01T00:00:00.000Z', new Date('2026-01-05T23:59:59.999Z'), fiveDays)).toBe(false);
+    expect(failingTooLong('2026-01-01T00:00:00.000Z', new Date('2026-01-06T00:00:00.000Z'), fiveDays)).toBe(true);
+    expect(failingTooLong(null, new Date('2027-01-01T00:00:00.000Z'), fiveDays)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { Clock, EventStore, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
-import { signingSecrets } from '../../domain/endpoints';
+import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';
 import { WebhookSender } from '../../infrastructure/webhook-sender';
 import { NotificationSettings } from '../../notification-settings';
@@ -244,8 +244,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   /** Disables an endpoint whose every attempt failed for `disableAfterMs` (5 days). */
   private async disableIfFailingTooLong(delivery: Known): Promise<void> {
     const doc = await this.readStore.collection<EndpointDoc & { _id: string }>(WEBHOOK_ENDPOINTS).findOne({ _id: delivery.endpointId });
-    if (!doc?.failing_since || doc.status !== 'enabled') return;
-    if (this.clock.now().getTime() - Date.parse(doc.failing_since) < this.settings.disableAfterMs) return;
+    if (!doc || doc.status !== 'enabled' || !failingTooLong(doc.failing_since, this.clock.now(), this.settings.disableAfterMs)) return;
     await this.endpoints.disable(delivery.accountId, delivery.endpointId, 'failing');
     this.logger.warn({ endpointId: delivery.endpointId, failingSince: doc.failing_since }, 'webhook endpoint failed every attempt for too long; disabled');
   }
