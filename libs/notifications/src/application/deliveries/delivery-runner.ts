@@ -3,7 +3,7 @@ import { Clock, EventStore, ReadStore, RequestContexts, SubscriptionEngine, hand
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
 import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';
-import { WebhookSender } from '../../infrastructure/webhook-sender';
+import { WebhookSender, type WebhookResponse } from '../../infrastructure/webhook-sender';
 import { NotificationSettings } from '../../notification-settings';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../endpoints/endpoints.projection';
 import { EndpointsService } from '../endpoints/endpoints.service';
@@ -202,13 +202,20 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
       if (!claim.events.some((e) => e.type === 'WebhookDeliveryAttemptStarted')) return this.follow(id, claim.state);
       if (claim.events.some((e) => e.type === 'WebhookDeliveryAttemptFailed')) this.metrics.attempt('interrupted');
       const now = this.clock.now();
-      const secrets = this.endpoints.openSecrets(signingSecrets(endpoint, isoTime(now)).map((s) => s.sealed));
+      let secrets: string[] | null = null;
+      try {
+        secrets = this.endpoints.openSecrets(signingSecrets(endpoint, isoTime(now)).map((s) => s.sealed));
+      } catch (err) {
+        this.logger.error({ err, endpointId: endpoint.id }, 'a webhook endpoint secret cannot be opened with the configured key');
+      }
       const timestamp = Math.floor(now.getTime() / 1000);
-      const response = await this.sender.send(
-        { url: endpoint.url, messageId: delivery.messageId, timestamp, signature: signatureHeader(secrets, delivery.messageId, timestamp, delivery.body), body: delivery.body },
-        this.abort.signal,
-      );
-      if (this.stopped && response.statusCode === null) {
+      const response: WebhookResponse = secrets
+        ? await this.sender.send(
+            { url: endpoint.url, messageId: delivery.messageId, timestamp, signature: signatureHeader(secrets, delivery.messageId, timestamp, delivery.body), body: delivery.body },
+            this.abort.signal,
+          )
+        : { statusCode: null, durationMs: 0, error: 'the signing secret cannot be read with the configured key (WEBHOOK_SECRET_KEY changed?); rotate the secret', kind: 'network_error' };
+      if (this.stopped && response.statusCode === null && secrets) {
         // Cut off by the shutdown: attempt again at once after the restart.
         await this.record(id, { type: 'ReleaseAttempt' });
         return;
