@@ -60,7 +60,17 @@ function freePort() {
   });
 }
 
-function request(port, method, path, headers = {}, body) {
+/** One request; a keep-alive socket the server closed meanwhile is retried once on a new one (same headers, so the same Idempotency-Key). */
+async function request(port, method, path, headers = {}, body) {
+  try {
+    return await send(port, method, path, headers, body);
+  } catch (err) {
+    if (err.code !== 'ECONNRESET' && err.message !== 'socket hang up') throw err;
+    return send(port, method, path, headers, body);
+  }
+}
+
+function send(port, method, path, headers = {}, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
