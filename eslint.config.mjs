@@ -4,7 +4,8 @@
 // Boundary rule (DESIGN.md rule 1): a bounded context under libs/<ctx> is used by others only
 // through its public index, `@gensvc/<ctx>`. Forbidden: deep alias paths (`@gensvc/<ctx>/...`)
 // and relative paths into another context (`../../<ctx>/src/...`) or into apps/. The one
-// exception is a context's test kit, `@gensvc/<ctx>/testing/...`, in tests.
+// exception is a context's test kit, `@gensvc/<ctx>/testing/...`, in tests. `@gensvc/sdk` is a
+// package (packages/sdk), not a context: its entry points (`@gensvc/sdk/node`, ...) are public.
 // libs/shared/src/architecture.int.spec.ts checks the same rule by scanning the sources.
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
@@ -17,7 +18,7 @@ const testFiles = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'src/testing/**/*.ts'];
 
 /** Deep alias paths, except into `own` context and (in tests) test kits. */
 const deepAlias = (allowTesting, own) => {
-  const allowed = [...(own ? [`${own}/`] : []), ...(allowTesting ? ['[^/]+/testing/'] : [])];
+  const allowed = ['sdk/', ...(own ? [`${own}/`] : []), ...(allowTesting ? ['[^/]+/testing/'] : [])];
   return {
     regex: `^@gensvc/${allowed.length ? `(?!${allowed.join('|')})` : ''}[^/]+/.+`,
     message: 'Import another context only through its public index: `@gensvc/<context>` (deep paths reach its internals).',
@@ -43,7 +44,7 @@ const contextBlocks = contexts.flatMap((ctx) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-servers/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'packages/sdk/src/generated/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-servers/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -10,10 +10,13 @@ import ts from 'typescript';
  * - libraries never import apps;
  * - a context's test kit (`@gensvc/<ctx>/testing/...`) only in tests;
  * - every context has its public index and every alias target exists;
- * - domain code does not depend on Nest or on store/transport libraries.
+ * - domain code does not depend on Nest or on store/transport libraries;
+ * - packages under packages/ (`@gensvc/sdk`, public entry points included) are packages, not
+ *   contexts, and import no server code: no context, no app, no Nest, no store library.
  */
 const root = resolve(__dirname, '..', '..', '..');
 const contexts = readdirSync(join(root, 'libs')).filter((d) => statSync(join(root, 'libs', d)).isDirectory());
+const packages = existsSync(join(root, 'packages')) ? readdirSync(join(root, 'packages')).filter((d) => statSync(join(root, 'packages', d)).isDirectory()) : [];
 
 interface SourceFile {
   path: string; // relative to the repo root, with /
@@ -70,6 +73,7 @@ function violation(file: SourceFile, spec: string): string | null {
   const alias = /^@gensvc\/([^/]+)(?:\/(.+))?$/.exec(spec);
   if (alias) {
     const [, ctx, rest] = alias;
+    if (packages.includes(ctx)) return null; // a package of this repository, used like any package
     if (!contexts.includes(ctx)) return `unknown context alias ${spec}`;
     if (!rest) return null;
     if (file.area.kind === 'lib' && file.area.ctx === ctx) return null; // its own internals
@@ -121,6 +125,22 @@ describe('architecture', () => {
     for (const f of files.filter((x) => /^libs\/[^/]+\/src\/domain\//.test(x.path) && !x.test)) {
       for (const s of specifiers(f.path)) if (forbiddenInDomain.test(s)) found.push(`${f.path}: '${s}'`);
     }
+    expect(found).toEqual([]);
+  });
+
+  it('packages import no server code', () => {
+    const found: string[] = [];
+    for (const pkg of packages) {
+      for (const abs of walk(join(root, 'packages', pkg))) {
+        const path = relative(root, abs).split(sep).join('/');
+        for (const s of specifiers(path)) {
+          const alias = /^@gensvc\/([^/]+)/.exec(s);
+          const target = s.startsWith('.') ? relative(root, resolve(root, dirname(path), s)).split(sep).join('/') : '';
+          if ((alias && !packages.includes(alias[1])) || /^(libs|apps)\//.test(target) || forbiddenInDomain.test(s)) found.push(`${path}: '${s}'`);
+        }
+      }
+    }
+    expect(packages).toContain('sdk');
     expect(found).toEqual([]);
   });
 
