@@ -61,6 +61,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // ES module packages: the CLI's launcher.
+    files: ['apps/cli/bin/*.js'],
+    languageOptions: { sourceType: 'module', globals: { process: 'readonly' } },
+  },
+  {
     files: ['apps/**/*.ts', 'bench/**/*.ts'],
     rules: boundaryRules([deepAlias(false), { regex: '^\\.{1,2}/(?:.*/)?libs/', message: 'Import a context through @gensvc/<context>, not by a relative path.' }]),
   },

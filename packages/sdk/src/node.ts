@@ -3,12 +3,15 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { Gensvc } from './client.js';
 import type { Upload } from './types.js';
-import { checkSize, detectMime, fetchSender, runUpload, type FileFacts, type UploadOptions } from './upload.js';
+import { document as servedDocument } from './generated/document.js';
+import type { JsonSchema, OpenApiDocument } from './openapi-document.js';
+import { ToolInputError, inlineSchema, type ToolContext, type ToolDefinition } from './tools.js';
+import { checkSize, detectMime, fetchSender, runUpload, withoutUploadToken, type FileFacts, type UploadOptions } from './upload.js';
 
 const SAMPLE_BYTES = 64 * 1024;
 
@@ -64,4 +67,47 @@ export async function uploadFile(client: Gensvc, path: string, o: FileUploadOpti
   o.onInspected?.(facts);
   const send = fetchSender(client, facts.mime, facts.size, () => Readable.toWeb(createReadStream(path, { highWaterMark: 256 * 1024 })) as unknown as ReadableStream<Uint8Array>);
   return runUpload(client, facts, send, o);
+}
+
+/**
+ * `assets.upload.file {path}`: a tool for local agents only (it reads the local disk): inspect,
+ * prepare, PUT, complete in one call, reporting byte progress when asked. A repeat for the same
+ * file resumes or returns the same upload.
+ */
+export function uploadFileTool(doc: OpenApiDocument = servedDocument): ToolDefinition {
+  const upload = inlineSchema(doc, { $ref: '#/components/schemas/Upload' }) as JsonSchema & { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
+  // The answer leaves out the upload instructions (the one-file credential is of no use any more).
+  const { upload: _instructions, ...properties } = upload.properties;
+  return {
+    name: 'assets.upload.file',
+    description:
+      'Upload a local file (path on this machine) as an asset: computes size, real MIME type and SHA-256, then prepares, sends the bytes and completes. Returns the completed upload with its asset_id. Calling it again for the same file resumes or returns the same upload.',
+    scope: 'create',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string', minLength: 1, description: 'the file path (absolute, or relative to the working directory of this server)' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    outputSchema: { ...upload, properties },
+    annotations: { title: 'Upload a local file', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(client: Gensvc, args: Record<string, unknown>, context: ToolContext) {
+      const unknown = Object.keys(args).filter((k) => k !== 'path');
+      if (unknown.length) throw new ToolInputError(`unknown arguments: ${unknown.join(', ')}`);
+      if (typeof args.path !== 'string' || !args.path) throw new ToolInputError('missing argument: path');
+      let lastReported = -1;
+      const done = await uploadFile(client, resolve(args.path), {
+        signal: context.signal,
+        onProgress: context.progress
+          ? ({ loaded, total }) => {
+              const percent = Math.floor((loaded / total) * 100);
+              if (percent === lastReported) return;
+              lastReported = percent;
+              void context.progress?.(loaded, total, `${percent}% of ${total} bytes`);
+            }
+          : undefined,
+      });
+      return withoutUploadToken(done) as Record<string, unknown>;
+    },
+  };
 }
