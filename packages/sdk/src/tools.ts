@@ -105,13 +105,24 @@ const SPECS: Spec[] = [
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     description:
-      'When the call carries a progress token, the tool follows the task until it is succeeded, failed or canceled, reporting each status as a progress notification, and returns the finished task; otherwise it returns the queued task at once.',
+      'When the call carries a progress token, the tool follows the task until it is succeeded, failed or canceled, reporting queued and running as progress notifications, and returns the finished task; otherwise it returns the queued task at once.',
     call: async (c, a, ctx) => {
       const task = await c.tasks.create(pick(a, ['quote_id', 'title']) as never, { idempotencyKey: str(a.idempotency_key), signal: ctx.signal });
       if (!ctx.progress || TERMINAL.has(task.status)) return task;
-      const report = (t: Task) => ctx.progress?.(STATUS_STEP[t.status] ?? 1, 3, `${t.id}: ${t.status}${t.cancellation && t.cancellation.status !== 'none' ? ` (cancellation ${t.cancellation.status})` : ''}`);
-      await report(task);
-      return c.tasks.wait(task.id, { signal: ctx.signal, onUpdate: (t) => void report(t) });
+      // Progress only grows (MCP): one notification per step, queued (1 of 3) then running (2 of 3);
+      // the finished task (3) is the result itself.
+      let step = 0;
+      let sending: Promise<unknown> = Promise.resolve();
+      const report = (t: Task) => {
+        const next = STATUS_STEP[t.status] ?? 1;
+        if (next <= step || TERMINAL.has(t.status)) return;
+        step = next;
+        sending = sending.then(() => ctx.progress?.(next, 3, `${t.id}: ${t.status}`));
+      };
+      report(task);
+      const done = await c.tasks.wait(task.id, { signal: ctx.signal, intervalMs: 250, maxIntervalMs: 1000, onUpdate: report });
+      await sending;
+      return done;
     },
   },
   { name: 'tasks.get', method: 'get', path: '/v1/tasks/{id}', id: 'id', hints: READ, call: (c, a) => c.tasks.get(str(a.id)) },
