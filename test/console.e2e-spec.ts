@@ -108,7 +108,7 @@ describe('web console (Chromium)', () => {
     await page.goto(`${base}/console/billing`);
     await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
     expect(page.url()).toBe(`${base}/console/billing`);
-    const stored = await page.evaluate(() => ({ session: Object.keys(sessionStorage), local: Object.keys(localStorage), cookie: document.cookie }));
+    const stored = await page.evaluate('({ session: Object.keys(sessionStorage), local: Object.keys(localStorage), cookie: document.cookie })');
     expect(stored).toEqual({ session: ['gensvc.console.refresh_token'], local: [], cookie: '' });
     await check();
   });
@@ -215,12 +215,12 @@ describe('web console (Chromium)', () => {
     await go('/console/billing', 'Billing');
     const totals = page.getByTestId('billing-totals');
     await totals.waitFor();
-    const bills = (await api().get('/v1/billing?limit=100').set(bearer(account)).expect(200)).body.data as { charged_amount: string | null }[];
+    const bills = (await api().get('/v1/billing?limit=100').set(bearer(account)).expect(200)).body.data as { charged_amount: string | null; released_amount: string | null }[];
     // one task succeeded and one was canceled (charged 0.000000): the total is the one charge, to the last digit
     const charged = bills.map((b) => b.charged_amount).filter((a): a is string => a !== null && a !== '0.000000');
     expect(charged).toHaveLength(1);
     expect(await totals.getByTestId('total-charged').textContent()).toBe(`¥${charged[0]}`);
-    const micros = bills.reduce((sum, b) => sum + BigInt(((b as { released_amount: string | null }).released_amount ?? '0.000000').replace('.', '')), 0n);
+    const micros = bills.reduce((sum, b) => sum + BigInt((b.released_amount ?? '0.000000').replace('.', '')), 0n);
     const released = `${micros / 1_000_000n}.${String(micros % 1_000_000n).padStart(6, '0')}`;
     expect(await totals.getByTestId('total-released').textContent()).toBe(`¥${released}`);
     expect(await page.getByText('2 bills matching the filters').count()).toBe(1);
@@ -261,7 +261,7 @@ describe('web console (Chromium)', () => {
       ['/console/models', 'Models'],
     ] as const) {
       await go(path, heading);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
       await check();
     }
@@ -275,23 +275,23 @@ describe('web console (Chromium)', () => {
   it('is keyboard usable: skip link, then focus moves to the new page', async () => {
     await go('/console/', 'Overview');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('main');
     await page.getByRole('link', { name: 'Billing' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('main');
     expect(await page.title()).toBe('Billing · gensvc console');
   });
 
   it('signs out: revokes the grant, forgets the tokens', async () => {
     await go('/console/', 'Overview');
-    const refresh = await page.evaluate(() => sessionStorage.getItem('gensvc.console.refresh_token'));
+    const refresh = await page.evaluate<string | null>("sessionStorage.getItem('gensvc.console.refresh_token')");
     expect(refresh).toBeTruthy();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
-    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+    expect(await page.evaluate<string[]>('Object.keys(sessionStorage)')).toEqual([]);
     await check();
     const reuse = await api().post('/token').type('form').send({ grant_type: 'refresh_token', refresh_token: refresh, client_id: 'client_gensvcconsole' });
     expect(reuse.status).toBe(400);

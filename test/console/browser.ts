@@ -109,10 +109,7 @@ export interface AxeViolation {
  */
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const w = window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } };
-    return w.axe.run(document, { resultTypes: ['violations'] });
-  });
+  const result = await page.evaluate<{ violations: AxeViolation[] }>("axe.run(document, { resultTypes: ['violations'] })");
   return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
 }
 
