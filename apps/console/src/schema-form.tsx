@@ -137,7 +137,8 @@ function hint(f: Field): string {
   }
   if ((f.kind === 'text' || f.kind === 'textarea') && s.maxLength) parts.push(`Up to ${s.maxLength} characters.`);
   if (f.kind === 'assets' && s.maxItems) parts.push(s.maxItems === 1 ? 'Choose one file.' : `Choose up to ${s.maxItems} files.`);
-  if (f.defaultValue !== undefined && f.defaultValue !== '' && f.kind !== 'boolean') parts.push(`Default: ${String(f.defaultValue)}.`);
+  const shownDefault = Array.isArray(f.defaultValue) ? f.defaultValue.join(', ') : f.defaultValue;
+  if (shownDefault !== undefined && shownDefault !== null && shownDefault !== '' && f.kind !== 'boolean') parts.push(`Default: ${String(shownDefault)}.`);
   return parts.join(' ');
 }
 

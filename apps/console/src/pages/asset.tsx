@@ -31,12 +31,12 @@ export function AssetDetail() {
       <PageHeader title={a.name} lead={<span class="mono">{a.id}</span>}>
         <CopyButton text={a.id} label="Copy id" />
         {!confirming ? (
-          <button type="button" class="btn btn-danger-outline" onClick={() => setConfirming(true)}>Delete</button>
+          <button type="button" class="btn btn-danger-outline btn-small" onClick={() => setConfirming(true)}>Delete</button>
         ) : (
           <span class="confirm" role="group" aria-label="Confirm deletion">
             <span>Delete this file for good?</span>
-            <button type="button" class="btn btn-danger" onClick={remove}>Delete</button>
-            <button type="button" class="btn btn-secondary" onClick={() => setConfirming(false)}>Keep</button>
+            <button type="button" class="btn btn-danger btn-small" onClick={remove}>Delete</button>
+            <button type="button" class="btn btn-secondary btn-small" onClick={() => setConfirming(false)}>Keep</button>
           </span>
         )}
       </PageHeader>

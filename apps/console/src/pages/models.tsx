@@ -1,16 +1,22 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Model, type Price, type Quote } from '../api';
 import { Amount, ErrorBox, Loading, PageHeader, Time, useLoad, useTitle } from '../components';
 import { formatAmount, humanize } from '../format';
 import { SchemaForm, fieldsOf, initialValues, toInput, type FormValues } from '../schema-form';
 
+/** "¥0.080000 per image (size 512x512)": the price and the parameters it applies to. */
 function priceLine(p: Price): string {
-  const extra = Object.entries(p)
-    .filter(([k, v]) => !['model', 'capability', 'unit', 'unit_price', 'currency', 'pricing_mode', 'price_version'].includes(k) && (typeof v === 'string' || typeof v === 'number'))
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
-  return `${formatAmount(p.unit_price)} per ${p.unit}${extra ? ` (${extra})` : ''}`;
+  const params = p.parameters && typeof p.parameters === 'object' ? Object.entries(p.parameters as Record<string, unknown>) : [];
+  const extra = params.map(([k, v]) => `${k.replace(/_/g, ' ')} ${String(v)}`).join(', ');
+  return `${formatAmount(p.unit_price)} per ${p.unit.replace(/_/g, ' ')}${extra ? ` (${extra})` : ''}`;
+}
+
+/** Which of the caller's files fit a model's `asset_ids` (by the model's modality or capability). */
+function fits(m: Model, mime: string): boolean {
+  if (m.capabilities.some((c) => c.startsWith('voice.'))) return mime.startsWith('audio/');
+  if (m.modality === 'image') return mime.startsWith('image/');
+  return true;
 }
 
 const newKey = () => `console-${crypto.randomUUID()}`;
@@ -29,6 +35,11 @@ function RunModel({ id }: { id: string }) {
   const [error, setError] = useState<unknown>(null);
   // One Idempotency-Key per quote: a retry of "Run" repeats the same creation.
   const [runKey, setRunKey] = useState(newKey);
+  const quoteHeading = useRef<HTMLHeadingElement>(null);
+  // A new quote takes the focus (and the screen reader) to its amounts.
+  useEffect(() => {
+    if (quote) quoteHeading.current?.focus();
+  }, [quote?.quote_id]);
 
   useEffect(() => {
     if (!model.data) return;
@@ -74,7 +85,7 @@ function RunModel({ id }: { id: string }) {
   if (model.error) return <ErrorBox error={model.error} title="The model could not be read" />;
   if (!model.data) return <Loading />;
   const m = model.data;
-  const assetChoices = (assets.data?.data ?? []).map((a) => ({ value: a.id, label: `${a.name} (${a.mime})` }));
+  const assetChoices = (assets.data?.data ?? []).filter((a) => fits(m, a.mime)).map((a) => ({ value: a.id, label: `${a.name} · ${a.id.slice(-6)}` }));
   const voiceChoices = (voices.data?.data ?? []).filter((v) => v.status === 'active').map((v) => ({ value: v.id, label: `${v.name ?? v.id}` }));
   return (
     <div class="card run-card">
@@ -109,7 +120,7 @@ function RunModel({ id }: { id: string }) {
       </form>
       {quote && (
         <section class="quote" aria-labelledby="quote-title" data-testid="quote">
-          <h3 id="quote-title">Quote</h3>
+          <h3 id="quote-title" tabIndex={-1} ref={quoteHeading}>Quote</h3>
           <dl class="quote-grid">
             <div><dt>Price</dt><dd data-testid="quote-estimated"><Amount value={quote.estimated_amount} /></dd></div>
             <div><dt>Reserved now</dt><dd data-testid="quote-max"><Amount value={quote.max_amount} /></dd></div>
