@@ -6,6 +6,7 @@ import { DeliveryMetrics } from '@gensvc/notifications';
 import { Metrics } from '@gensvc/operations';
 import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { consoleStatic } from './console/console-static';
 import { bodyParsers } from './http/body-parsers';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger));
