@@ -1,14 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { NotificationSettings } from '@gensvc/notifications';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { startTestApp, type TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 import { buildConsole, freePort, openBrowser, seriousViolations, type Browser } from './console/browser';
 
 /**
  * The web console in a real browser (Debian's Chromium through playwright-core) against the
  * whole service: sign-in through /authorize, wallet, uploads and previews, a task from the
- * models page, filters, cancel, API keys; no console errors; axe-core on every page.
+ * models page, filters, cancel, API keys, webhook endpoints (a loopback receiver gets the
+ * signed deliveries); no console errors; axe-core on every page.
  * CONSOLE_SCREENSHOTS=1 also writes the README screenshots to docs/.
  */
 const EMAIL = 'ada@example.com';
@@ -22,6 +26,9 @@ describe('web console (Chromium)', () => {
   let browser: Browser;
   let page: Page;
   const violations: string[] = [];
+  let receiver: WebhookReceiver;
+  let rotated = '';
+  let endpointId = '';
 
   const api = () => t.http();
   const check = async () => {
@@ -43,6 +50,9 @@ describe('web console (Chromium)', () => {
     base = `http://127.0.0.1:${port}`;
     t = await startTestApp({ port, env: { PUBLIC_BASE_URL: base, LOCAL_SUPPLIER_DELAY_MS: '2500' } });
     account = await createAccount(t, { name: 'Ada', email: EMAIL, password: PASSWORD, credit: '100.00' });
+    // the receiver listens on loopback, as with WEBHOOKS_ALLOW_LOCAL=1
+    t.app.get(NotificationSettings).allowLocal = true;
+    receiver = await new WebhookReceiver().start();
     browser = await openBrowser();
     page = browser.page;
     page.setDefaultTimeout(15_000);
@@ -50,6 +60,7 @@ describe('web console (Chromium)', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.close();
     await t?.close();
   });
 
@@ -251,6 +262,88 @@ describe('web console (Chromium)', () => {
     await row.getByRole('button', { name: 'Revoke now' }).click();
     await row.getByText('Revoked').waitFor();
     await api().get('/v1/wallet').set(bearer(key)).expect(401);
+  });
+
+  it('creates a webhook endpoint with its secret shown once and rotates it', async () => {
+    await go('/console/developers', 'Developers');
+    await page.getByRole('heading', { level: 2, name: 'Webhook endpoints' }).waitFor();
+    await page.getByText('No endpoints yet.').waitFor();
+    await check();
+    const url = `${receiver.url}/hooks/console`;
+    await page.getByLabel('Endpoint URL').fill(url);
+    await page.getByLabel(/Description/).fill('Paper boats shop');
+    await page.getByLabel('All events').uncheck();
+    await page.getByLabel('task.failed').uncheck();
+    expect(await page.getByLabel('task.succeeded').isChecked()).toBe(true);
+    const created = page.waitForResponse((r) => r.url().endsWith('/v1/webhook-endpoints') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const response = await created;
+    expect(response.status()).toBe(201);
+    const ep = (await response.json()) as { id: string; secret: string; events: string[] };
+    expect(ep.events).toEqual(['task.succeeded']);
+    const secret = page.getByTestId('webhook-secret');
+    await secret.waitFor();
+    const first = (await secret.locator('code').textContent())!;
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(first).toBe(ep.secret);
+    const item = page.getByTestId('webhook-endpoint').filter({ hasText: url });
+    await item.getByText('Enabled').waitFor();
+    expect(await item.getByText('Paper boats shop · task.succeeded').count()).toBe(1);
+    await check();
+    // shown once: neither the list nor the endpoint carries it afterwards
+    await secret.getByRole('button', { name: 'I have saved it' }).click();
+    await secret.waitFor({ state: 'detached' });
+    await page.reload();
+    await item.waitFor();
+    expect(await page.getByText(first).count()).toBe(0);
+    expect((await api().get(`/v1/webhook-endpoints/${ep.id}`).set(bearer(account)).expect(200)).body.secret).toBeUndefined();
+
+    await item.getByRole('button', { name: 'Rotate secret' }).click();
+    await secret.waitFor();
+    rotated = (await secret.locator('code').textContent())!;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(first);
+    expect(await secret.getByText(`New signing secret of ${url}`).count()).toBe(1);
+    await check();
+    await secret.getByRole('button', { name: 'I have saved it' }).click();
+    endpointId = ep.id;
+  });
+
+  it('shows an endpoint\'s deliveries with their attempts and sends one again with the same message id', async () => {
+    const task = await apiTask('Webhook me', 'a haiku about hooks');
+    const message = await receiver.until((r) => r.find((m) => m.path === '/hooks/console'), 30_000);
+    // signed with the rotated secret (the old one also signs for a day)
+    const body = new Webhook(rotated).verify(message.body, message.headers as Record<string, string>) as { type: string; data: { id: string } };
+    expect(body).toMatchObject({ type: 'task.succeeded', data: { id: task.id } });
+    const messageId = message.headers['webhook-id'] as string;
+
+    await go('/console/developers', 'Developers');
+    const item = page.getByTestId('webhook-endpoint').filter({ hasText: `${receiver.url}/hooks/console` });
+    await item.locator('summary', { hasText: 'Deliveries' }).click();
+    const delivery = item.getByTestId('webhook-delivery').filter({ hasText: messageId });
+    await delivery.getByText('Delivered').waitFor();
+    expect(await delivery.getByText('task.succeeded').count()).toBe(1);
+    await expect(delivery.getByTestId('webhook-attempt').count()).resolves.toBe(1);
+    expect(await delivery.getByTestId('webhook-attempt').first().locator('td').nth(1).textContent()).toBe('204');
+    await check();
+    await delivery.scrollIntoViewIfNeeded();
+    await page.evaluate('window.scrollBy(0, 200)');
+    await shot('webhooks');
+
+    const deliveryId = (await delivery.getAttribute('data-delivery-id'))!;
+    await delivery.getByRole('button', { name: `Send again: task.succeeded delivery ${deliveryId}` }).click();
+    await item.getByText(`Delivery ${deliveryId} is queued to be sent again (same message id).`).waitFor();
+    const again = await receiver.until((r) => {
+      const got = r.filter((m) => m.path === '/hooks/console');
+      return got.length >= 2 && got;
+    });
+    expect(again.map((m) => m.headers['webhook-id'])).toEqual([messageId, messageId]);
+    // the page looks again while the delivery waits, and shows the second attempt
+    await delivery.getByTestId('webhook-attempt').nth(1).waitFor({ timeout: 20_000 });
+    await delivery.getByText('Delivered').waitFor();
+    const d = (await api().get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(bearer(account)).expect(200)).body.data as { id: string; attempts: unknown[] }[];
+    expect(d.map((x) => [x.id, x.attempts.length])).toEqual([[deliveryId, 2]]);
+    await check();
   });
 
   it('works at phone width: no sideways scrolling, navigation reachable', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, WEBHOOK_EVENT_TYPES, api, offers, type ApiKey, type WebhookEndpoint } from '../api';
 import { CopyButton, ErrorBox, Loading, PageHeader, Status, Time, useLoad, useTitle } from '../components';
 
@@ -20,53 +20,76 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const deliveries = useLoad(() => api.webhookDeliveries(endpoint.id), [endpoint.id]);
   const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  // while a delivery waits for its first (or a requested) attempt, look again every 2 s
+  const waiting = (deliveries.data?.data ?? []).some((d) => d.status === 'pending');
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setTimeout(() => void deliveries.reload(), 2000);
+    return () => clearTimeout(timer);
+  }, [waiting, deliveries.data]);
   const retry = async (id: string) => {
     setError(null);
+    setBusy(id);
     try {
       await api.retryDelivery(endpoint.id, id);
       setSent(id);
       await deliveries.reload();
     } catch (e) {
       setError(e);
+    } finally {
+      setBusy(null);
     }
   };
   if (deliveries.error) return <ErrorBox error={deliveries.error} title="The deliveries could not be read" />;
   if (!deliveries.data) return <Loading />;
-  if (deliveries.data.data.length === 0) return <p class="muted">No deliveries yet.</p>;
+  const list = deliveries.data.data;
   return (
     <div>
+      <div class="section-head">
+        <p class="sub">{list.length === 0 ? 'No deliveries yet.' : `${deliveries.data.has_more ? `The latest ${list.length}` : list.length} ${list.length === 1 ? 'delivery' : 'deliveries'}, newest first.`}</p>
+        <button type="button" class="btn btn-secondary btn-small" onClick={() => void deliveries.reload()} disabled={deliveries.loading}>
+          {deliveries.loading ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </div>
       <ErrorBox error={error} title="The delivery could not be sent again" />
       {sent && <p class="alert alert-ok" role="status">Delivery {sent} is queued to be sent again (same message id).</p>}
-      <ul class="delivery-list">
-        {deliveries.data.data.map((d) => (
-          <li key={d.id} class="delivery">
-            <div class="delivery-head">
-              <Status value={d.status} />
-              <span class="mono">{d.event_type}</span>
-              <span class="sub mono">{d.message_id}</span>
-              <Time iso={d.created_at} />
-              <button type="button" class="btn btn-secondary btn-small" onClick={() => retry(d.id)}>Send again</button>
-            </div>
-            {d.next_attempt_at && <p class="sub">Next attempt <Time iso={d.next_attempt_at} /></p>}
-            {d.attempts.length > 0 && (
-              <table class="table table-compact">
-                <caption class="sr-only">Attempts of {d.id}</caption>
-                <thead><tr><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">Time taken</th><th scope="col">Error</th></tr></thead>
-                <tbody>
-                  {d.attempts.map((a, i) => (
-                    <tr key={i}>
-                      <td><Time iso={a.at} /></td>
-                      <td>{a.status_code ?? '—'}</td>
-                      <td>{a.duration_ms !== null ? `${a.duration_ms} ms` : '—'}</td>
-                      <td>{a.error ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </li>
-        ))}
-      </ul>
+      {list.length > 0 && (
+        <ul class="delivery-list">
+          {list.map((d) => (
+            <li key={d.id} class="delivery" data-testid="webhook-delivery" data-delivery-id={d.id}>
+              <div class="delivery-head">
+                <Status value={d.status} />
+                <span class="mono">{d.event_type}</span>
+                <span class="sub mono">{d.message_id}</span>
+                <Time iso={d.created_at} />
+                <button type="button" class="btn btn-secondary btn-small" disabled={busy === d.id} onClick={() => retry(d.id)} aria-label={`Send again: ${d.event_type} delivery ${d.id}`}>
+                  Send again
+                </button>
+              </div>
+              {d.next_attempt_at && <p class="sub">Next attempt <Time iso={d.next_attempt_at} /></p>}
+              {d.attempts.length > 0 && (
+                <div class="table-wrap" role="region" aria-label={`Attempts of ${d.id}`} tabIndex={0}>
+                  <table class="table table-compact">
+                    <caption class="sr-only">Attempts of {d.id}</caption>
+                    <thead><tr><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">Time taken</th><th scope="col">Error</th></tr></thead>
+                    <tbody>
+                      {d.attempts.map((a, i) => (
+                        <tr key={i} data-testid="webhook-attempt">
+                          <td><Time iso={a.at} /></td>
+                          <td>{a.status_code ?? '—'}</td>
+                          <td>{a.duration_ms !== null ? `${a.duration_ms} ms` : '—'}</td>
+                          <td>{a.error ?? '—'}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
@@ -130,7 +153,7 @@ function Webhooks() {
             </div>
             <div class="field field-wide">
               <label for="wh-description">Description <span class="muted">(optional)</span></label>
-              <input id="wh-description" type="text" maxLength={200} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+              <input id="wh-description" type="text" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
             </div>
             <fieldset class="field-wide events">
               <legend>Events</legend>
