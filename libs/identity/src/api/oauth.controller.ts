@@ -174,6 +174,7 @@ export class OAuthController {
   @Get('authorize')
   async authorize(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
     this.pageHeaders(res);
+    if (await this.refuseResponseType(req, res)) return;
     const sessionErr = await run(this.sessions, req, res);
     if (sessionErr) return this.authorizeError(req, res, sessionErr);
     const err = await run(this.authorization, req, res);
@@ -285,6 +286,27 @@ export class OAuthController {
       return fail('PKCE is required for public clients: send code_challenge with code_challenge_method=S256', 'invalid_request');
     }
     return { client, redirectUri };
+  }
+
+  /**
+   * Only `response_type=code` is served. Another (or a missing) response type is answered
+   * by a redirect with `unsupported_response_type` (or `invalid_request`) when the client
+   * and its redirect URI are valid (RFC 6749 §4.1.2.1); otherwise the error page follows.
+   */
+  private async refuseResponseType(req: OAuthRequest, res: Response): Promise<boolean> {
+    const q = req.query as Record<string, unknown>;
+    if (q.response_type === 'code') return false;
+    const clientId = q.client_id;
+    const redirectUri = q.redirect_uri;
+    const client = typeof clientId === 'string' ? await this.clients.find(clientId) : null;
+    if (!client || typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) return false;
+    const missing = q.response_type === undefined || q.response_type === '';
+    const params: Record<string, string> = missing
+      ? { error: 'invalid_request', error_description: 'response_type is required (only code is supported)' }
+      : { error: 'unsupported_response_type', error_description: 'only response_type=code is supported' };
+    if (typeof q.state === 'string' && q.state.length <= 500) params.state = q.state;
+    this.redirect(res, redirectUri, params);
+    return true;
   }
 
   /** The login form, or the consent form once the session has an account. */
