@@ -5,6 +5,7 @@ import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
 import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { bodyParsers } from './http/body-parsers';
+import { answerClientErrors } from './http/client-errors';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
@@ -20,6 +21,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
+  answerClientErrors(app.getHttpServer(), logger);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('etag', false);
