@@ -111,7 +111,7 @@ const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 async function startServer(dataDir, extraEnv = {}) {
   const port = await freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOCAL_SUPPLIER_DELAY_MS: '600000', ...extraEnv };
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOCAL_SUPPLIER_DELAY_MS: '600000', RATE_LIMITS: 'off', ...extraEnv };
   const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ? process.env.BENCH_SERVER_NODE_ARGS.split(' ') : []), join(root, 'dist/apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const t0 = Date.now();
   for (let i = 0; ; i++) {

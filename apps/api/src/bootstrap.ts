@@ -6,6 +6,7 @@ import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { bodyParsers } from './http/body-parsers';
 import { answerClientErrors } from './http/client-errors';
+import { CORS_PATHS, corsMiddleware } from './http/cors';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  app.use(CORS_PATHS, corsMiddleware());
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger));

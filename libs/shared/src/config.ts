@@ -25,10 +25,27 @@ export class AppConfig {
   readonly adminPort!: number;
   /** JSON body limit in bytes. */
   readonly jsonBodyLimit!: number;
+  /** Request rate limits (CONTRACT §13) and failed sign-in throttling. */
+  readonly rateLimits!: RateLimitSettings;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
   }
+}
+
+export interface RateLimitSettings {
+  /** RATE_LIMITS=off turns the request limits off (benchmarks); failed sign-ins stay throttled. */
+  readonly enabled: boolean;
+  /** Requests per minute per credential (API key or OAuth grant). */
+  readonly perCredential: number;
+  /** POST /v1/tasks per minute per credential. */
+  readonly taskCreations: number;
+  /** Requests per minute per client address without a valid credential. */
+  readonly perAddress: number;
+  /** Failed sign-ins per account (email) in 15 minutes before further attempts are refused. */
+  readonly signInFailuresPerAccount: number;
+  /** Failed sign-ins per client address in 15 minutes before further attempts are refused. */
+  readonly signInFailuresPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +102,19 @@ function signingSecret(env: Env, dataDir: string): string {
   }
 }
 
+function rateLimits(env: Env): RateLimitSettings {
+  const mode = (env.RATE_LIMITS || 'on').toLowerCase();
+  if (!['on', 'off'].includes(mode)) throw new ConfigError('RATE_LIMITS', 'must be on or off');
+  return {
+    enabled: mode === 'on',
+    perCredential: envInt(env, 'RATE_LIMIT_PER_CREDENTIAL', 3000, 1, 10_000_000),
+    taskCreations: envInt(env, 'RATE_LIMIT_TASK_CREATIONS', 600, 1, 10_000_000),
+    perAddress: envInt(env, 'RATE_LIMIT_PER_ADDRESS', 3000, 1, 10_000_000),
+    signInFailuresPerAccount: envInt(env, 'SIGNIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+    signInFailuresPerAddress: envInt(env, 'SIGNIN_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = envInt(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -124,5 +154,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken: env.ADMIN_TOKEN || undefined,
     adminPort: envInt(env, 'ADMIN_PORT', 3001, 0, 65535),
     jsonBodyLimit: envInt(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
+    rateLimits: rateLimits(env),
   });
 }

@@ -27,3 +27,4 @@ export * from './auth';
 export * from './route-discovery';
 export * from './storage.module';
 export * from './network/address-guard';
+export * from './counters/shared-counters';
