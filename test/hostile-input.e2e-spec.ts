@@ -141,6 +141,21 @@ describe('hostile input', () => {
     },
   );
 
+  it('answers another method on an existing path with 405 and Allow, an unknown path with 404', async () => {
+    for (const [method, path, allow] of [
+      ['TRACE', '/v1/prices', 'GET, HEAD'],
+      ['DELETE', '/v1/wallet', 'GET, HEAD'],
+      ['PUT', '/v1/tasks/task_x/cancel', 'POST'],
+      ['PATCH', '/v1/assets/ast_x', 'GET, HEAD, DELETE'],
+    ] as const) {
+      const res = await rawRequest(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acc.apiKey}\r\nConnection: close\r\n\r\n`);
+      expect(res.status).toBe(405);
+      expect(res.headers['allow'].split(', ').sort()).toEqual(allow.split(', ').sort());
+      expectError(JSON.parse(res.body), 'METHOD_NOT_ALLOWED');
+    }
+    expectError((await t.http().get('/v1/nothing-here').expect(404)).body, 'NOT_FOUND');
+  });
+
   it('ignores a Range of another unit (full 200) and keeps 416 for bad byte ranges', async () => {
     const bytes = Buffer.from('hello, ranges');
     const up = await t.http().post('/v1/uploads').set(bearer(acc)).set('Content-Type', 'text/plain').set('X-Filename', 'r.txt').send(bytes).expect(201);

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+import { DiscoveryService, NestFactory, Reflector } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
+import { AppConfig, SubscriptionEngine, createLogger, discoverRoutes } from '@gensvc/shared';
 import { AppModule, type AppOverrides } from './app.module';
-import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { AllExceptionsFilter, type AllowedMethods } from './http/all-exceptions.filter';
 import { bodyParsers } from './http/body-parsers';
 import { answerClientErrors } from './http/client-errors';
 import { CORS_PATHS, corsMiddleware } from './http/cors';
@@ -30,9 +30,29 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.use(CORS_PATHS, corsMiddleware());
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new AllExceptionsFilter(logger));
+  let allowed: AllowedMethods = () => [];
+  app.useGlobalFilters(new AllExceptionsFilter(logger, (path) => allowed(path)));
   app.enableShutdownHooks();
   await app.init();
+  allowed = allowedMethodsOf(app);
   await app.get(SubscriptionEngine).start();
   return app;
+}
+
+/** The methods each routed path answers (GET implies HEAD), for 405 answers with `Allow`. */
+function allowedMethodsOf(app: NestExpressApplication): AllowedMethods {
+  const byPattern = new Map<string, { re: RegExp; methods: Set<string> }>();
+  for (const r of discoverRoutes(app.get(DiscoveryService), app.get(Reflector))) {
+    const source = '^' + r.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$';
+    const entry = byPattern.get(source) ?? { re: new RegExp(source), methods: new Set<string>() };
+    entry.methods.add(r.method);
+    if (r.method === 'GET') entry.methods.add('HEAD');
+    byPattern.set(source, entry);
+  }
+  const patterns = [...byPattern.values()];
+  return (path) => {
+    const methods = new Set<string>();
+    for (const p of patterns) if (p.re.test(path)) for (const m of p.methods) methods.add(m);
+    return [...methods];
+  };
 }
