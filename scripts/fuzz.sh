@@ -43,7 +43,7 @@ status=0
   --checks all \
   --header "Authorization: Bearer $api_key" \
   --max-time "${FUZZ_MAX_TIME:-170}" \
-  --workers "${FUZZ_WORKERS:-2}" \
+  --workers "${FUZZ_WORKERS:-1}" \
   --request-timeout 20 \
   --suppress-health-check too_slow,filter_too_much \
   --seed "${FUZZ_SEED:-$RANDOM}" \
