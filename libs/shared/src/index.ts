@@ -28,3 +28,4 @@ export * from './route-discovery';
 export * from './storage.module';
 export * from './network/address-guard';
 export * from './counters/shared-counters';
+export * from './published-language';
