@@ -26,6 +26,8 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 const tooDeep = () => Object.assign(new Error(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 400, type: 'entity.too.deep' });
 
 /**
@@ -46,7 +48,8 @@ export function bodyParsers(limit: number): RequestHandler {
   });
   const form = express.urlencoded({ limit: 65_536, extended: false, type: () => true });
   return (req: Request, res: Response, next: NextFunction) => {
-    if (isRawBodyRoute(req) || !hasBody(req)) return next();
+    // Only methods that take a body are read; any other (GET, TRACE, ...) goes on to routing.
+    if (isRawBodyRoute(req) || !BODY_METHODS.has(req.method) || !hasBody(req)) return next();
     const type = req.headers['content-type'];
     if (isJsonMediaType(type)) {
       return json(req, res, (err?: unknown) => {

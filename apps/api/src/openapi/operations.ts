@@ -348,7 +348,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: { description: 'the login or consent page', content: 'html' },
       302: { description: 'back to the client with code and state, or error (e.g. access_denied, invalid_scope)', content: 'none' },
-      400: { description: 'unknown client or a redirect URI that is not registered: an error page, never a redirect', content: 'html' },
+      400: { description: 'a redirect URI that is not registered, or a malformed request: an error page, never a redirect', content: 'html' },
+      403: { description: 'unknown client (unauthorized_client): an error page, never a redirect', content: 'html' },
     },
     errors: [],
   },
