@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import { AppConfig, SubscriptionEngine, createLogger, discoverRoutes } from '@gensvc/shared';
 import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter, type AllowedMethods } from './http/all-exceptions.filter';
+import { consoleStatic } from './console/console-static';
 import { bodyParsers } from './http/body-parsers';
 import { answerClientErrors } from './http/client-errors';
 import { CORS_PATHS, corsMiddleware } from './http/cors';
@@ -28,6 +29,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
   app.use(CORS_PATHS, corsMiddleware());
+  app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   let allowed: AllowedMethods = () => [];
