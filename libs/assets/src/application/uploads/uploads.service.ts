@@ -163,7 +163,7 @@ export class UploadsService implements OnModuleInit {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${state.mime}, the MIME the upload was prepared with`);
     }
 
-    const release = this.slots.acquire(principal.accountId);
+    const release = await this.slots.acquire(principal.accountId);
     try {
       const receiveId = randomUUID().replace(/-/g, '');
       const blobKey = `uploads/${uploadId}/${receiveId}`;
