@@ -117,7 +117,7 @@ describe('processes sharing one data directory', () => {
     await uploading(b.url, x, x2.upload_id);
     const third = await put(b.url, x, await prepared(b.url, x));
     expect(third.status).toBe(429);
-    expect((await third.json()).error.code).toBe('UPLOAD_BUSY');
+    expect(((await third.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
 
     // Account y fills the platform's four receives through process b; z is refused in a.
@@ -126,7 +126,7 @@ describe('processes sharing one data directory', () => {
     await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
     const refused = await put(a.url, z, zp);
     expect(refused.status).toBe(429);
-    expect((await refused.json()).error.code).toBe('UPLOAD_BUSY');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
 
     // A receive that ends in process b frees its slot for process a.
     sy[0].finish();
@@ -134,6 +134,19 @@ describe('processes sharing one data directory', () => {
     expect((await put(a.url, z, zp)).status).toBe(200);
     for (const s of [sx1, sx2, sy[1]]) s.finish();
     expect(await Promise.all([sx1.done, sx2.done, sy[1].done])).toEqual([200, 200, 200]);
+  });
+
+  it('holds the 8 unfinished uploads per account across two processes preparing at once', async () => {
+    const key = await account();
+    const a = await start({ PROCESS_ROLE: 'api' });
+    const b = await start({ PROCESS_ROLE: 'api' });
+    const meta = { name: 'a.txt', mime: 'text/plain', size: 5, checksum: createHash('sha256').update('hello').digest('hex') };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(i % 2 ? a.url : b.url, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+    expect(answers.filter((r) => r.status !== 200).map((r) => r.body.error.code)).toEqual(Array(4).fill('UPLOAD_LIMIT_REACHED'));
   });
 
   describe('with an external supplier', () => {

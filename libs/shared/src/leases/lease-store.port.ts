@@ -35,3 +35,29 @@ export async function acquireSlot(leases: LeaseStore, group: string, limit: numb
   }
   return null;
 }
+
+/**
+ * Runs `fn` while holding `key` (a mutex across processes): waits for the key up to `waitMs`
+ * (polling), then throws `LeaseBusyError`. The lease lives `ttlMs`, so a holder that dies
+ * blocks the others at most that long; `fn` must finish well within it.
+ */
+export async function withLease<T>(leases: LeaseStore, key: string, fn: () => Promise<T>, options: { ttlMs: number; waitMs: number }): Promise<T> {
+  const owner = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const until = Date.now() + options.waitMs;
+  for (let delay = 2; !(await leases.acquire(key, owner, options.ttlMs)); delay = Math.min(delay * 2, 50)) {
+    if (Date.now() > until) throw new LeaseBusyError(key);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+  try {
+    return await fn();
+  } finally {
+    await leases.release(key, owner);
+  }
+}
+
+export class LeaseBusyError extends Error {
+  constructor(readonly key: string) {
+    super(`${key} is held by another process`);
+    this.name = 'LeaseBusyError';
+  }
+}
