@@ -141,7 +141,10 @@ async function main() {
     accounts.push({ id: a.account_id, key: a.api_key, tasks: new Set(), assets: new Map() });
   }
   const procs = [new Proc('api-a', 'api', dir, await freePort()), new Proc('api-b', 'api', dir, await freePort()), new Proc('worker', 'worker', dir, await freePort())];
-  for (const p of procs) await p.start();
+  for (const p of procs) {
+    await p.start();
+    p.up = true;
+  }
   const apis = procs.filter((p) => p.role === 'api');
   const stats = { quotes: 0, creations: 0, creation_retries: 0, cancels: 0, uploads: 0, upload_retries: 0, downloads: 0, lists: 0, transport_errors: 0, unexpected: [] };
   const endAt = Date.now() + opts.minutes * 60_000;
@@ -253,16 +256,27 @@ async function main() {
     }
   }
 
+  /** Kills a random running process every `kill-every` seconds (±50 %); it restarts a moment later, in the background. */
   async function killer() {
+    const restarts = [];
     while (Date.now() < endAt - 5_000) {
       await sleep(opts['kill-every'] * 1000 * (0.5 + Math.random()));
       if (Date.now() >= endAt - 5_000) break;
-      const p = procs[Math.floor(Math.random() * procs.length)];
+      const up = procs.filter((p) => p.up);
+      if (!up.length) continue;
+      const p = up[Math.floor(Math.random() * up.length)];
       log(`SIGKILL ${p.name}`);
+      p.up = false;
       await p.kill();
-      await sleep(500 + Math.random() * 1500);
-      await p.start();
+      restarts.push(
+        (async () => {
+          await sleep(500 + Math.random() * 1500);
+          await p.start();
+          p.up = true;
+        })(),
+      );
     }
+    await Promise.all(restarts);
   }
 
   log(`soak: ${opts.minutes} min, ${opts.clients} clients, ${opts.accounts} accounts, DATA_DIR ${dir}`);
