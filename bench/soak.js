@@ -77,7 +77,7 @@ class Proc {
       env: { ...process.env, DATA_DIR: this.dir, PORT: String(this.port), HOST: '127.0.0.1', PROCESS_ROLE: this.role, LOG_LEVEL: 'error', LOCAL_SUPPLIER_DELAY_MS: '300', RATE_LIMITS: 'off', SUPPLIER_JOB_LEASE_MS: '3000' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const until = Date.now() + 60_000;
+    const until = Date.now() + 300_000;
     for (;;) {
       try {
         if ((await fetch(`${this.url}/health/ready`)).ok) return;
@@ -271,7 +271,16 @@ async function main() {
       restarts.push(
         (async () => {
           await sleep(500 + Math.random() * 1500);
-          await p.start();
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await p.start();
+              break;
+            } catch (err) {
+              log(`${p.name} failed to start (${err.message}); again`);
+              await p.kill();
+              if (attempt >= 3) throw err;
+            }
+          }
           p.up = true;
         })(),
       );
