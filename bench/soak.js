@@ -66,8 +66,10 @@ function freePort() {
 
 /** One supervised process of the service on a fixed port. */
 class Proc {
+  static all = [];
   constructor(name, role, dir, port) {
     Object.assign(this, { name, role, dir, port, child: null, kills: 0, starts: 0 });
+    Proc.all.push(this);
     this.url = `http://127.0.0.1:${port}`;
   }
   async start() {
@@ -415,6 +417,11 @@ async function main() {
   rmSync(copy, { recursive: true, force: true });
   process.exit(summary.violations ? 1 : 0);
 }
+
+// Never leave a service process behind, whatever ends this one.
+process.on('exit', () => {
+  for (const p of Proc.all) if (p.child && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+});
 
 main().catch((err) => {
   process.stderr.write(`soak failed: ${err.stack}\n`);
