@@ -5,6 +5,7 @@ import { AppConfig, SubscriptionEngine, createLogger, runsBackgroundWork, serves
 import { AppModule, type AppOverrides } from './app.module';
 import type { NextFunction, Request, Response } from 'express';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { consoleStatic } from './console/console-static';
 import { sendError } from './http/error-response';
 import { bodyParsers } from './http/body-parsers';
 import { PinoNestLogger } from './http/pino-nest-logger';
@@ -27,6 +28,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
   if (!servesApi(config.processRole)) app.use(healthOnly);
+  app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger));
