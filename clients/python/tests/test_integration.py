@@ -187,7 +187,9 @@ def test_errors_carry_code_message_request_id_and_status(server: Server, client:
         with pytest.raises(gensvc.AuthenticationError) as auth:
             anonymous.wallet.get()
         assert auth.value.status == 401 and auth.value.code == "UNAUTHORIZED"
-        assert [m.id for m in anonymous.models.list()]  # the catalogue needs no key
+        assert "image-studio-v2" in [m.id for m in anonymous.models.list()]  # the catalogue needs no key
+        assert anonymous.models.get("image-studio-v2").input_schema["properties"]["prompt"]
+        assert "image.generate" in anonymous.capabilities() and anonymous.prices()[0].currency == "CNY"
 
     poor = server.account("")
     with Gensvc(poor.api_key, base_url=server.base_url) as c:
@@ -212,6 +214,9 @@ def test_the_async_client_runs_uploads_and_lists(server: Server, account: Accoun
             task = await c.run("speech-tts-std", {"text": "hello there"}, poll_interval=0.2)
             path = await c.assets.download((task.output.asset_ids if task.output else [""])[0], tmp_path / "speech.wav")
             ids = [t.id async for t in c.tasks.iter(limit=2)]
+            assert "speech.synthesize" in await c.capabilities()
+            assert (await c.assets.read(upload.asset_id or ""))[:8] == b"\x89PNG\r\n\x1a\n"
+            assert [b.task_id async for b in c.billing.iter()][0] == task.id
             with pytest.raises(gensvc.NotFoundError):
                 await c.assets.get("ast_missing")
             return task, path, ids

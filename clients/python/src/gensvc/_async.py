@@ -149,7 +149,7 @@ class AsyncGensvc:
     # -- catalogue --------------------------------------------------------------------------
     async def capabilities(self) -> List[str]:
         """Every capability of the catalogue."""
-        return [str(c) for c in await self._request("GET", "/v1/capabilities", auth=False).json()["data"]]
+        return [str(c) for c in (await self._request("GET", "/v1/capabilities", auth=False)).json()["data"]]
 
     async def prices(self) -> List[Price]:
         """Every price of the catalogue."""
@@ -410,7 +410,7 @@ class Assets(_Resource):
     async def read(self, asset_id: str) -> bytes:
         """The whole file in memory."""
         asset = await self.get(asset_id)
-        data = await self._client._request("GET", asset.download_url, auth=False).content
+        data = (await self._client._request("GET", asset.download_url, auth=False)).content
         if hashlib.sha256(data).hexdigest() != asset.checksum:
             raise DownloadIntegrityError(f"asset {asset_id}: the bytes do not match its SHA-256")
         return data
@@ -455,7 +455,7 @@ class Assets(_Resource):
                         written = start
                         if on_progress:
                             on_progress(written, asset.size)
-                        async for chunk in response.aiter_bytes(256 * 1024):
+                        async for chunk in response.aiter_bytes():
                             await anyio.to_thread.run_sync(out.write, chunk)
                             written += len(chunk)
                             if on_progress:

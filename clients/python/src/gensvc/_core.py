@@ -89,7 +89,7 @@ class RetryPolicy:
     max_backoff: float = 8.0
 
     def backoff(self, attempt: int) -> float:
-        base = min(self.max_backoff, self.initial_backoff * (2**attempt))
+        base: float = min(self.max_backoff, self.initial_backoff * float(2**attempt))
         return base * (0.5 + random.random() / 2)
 
     def delay_for(self, attempt: int, response: Optional[httpx.Response]) -> Optional[float]:

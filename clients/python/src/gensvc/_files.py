@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import IO, Any, AsyncIterator, Callable, Iterator, Optional, Union
 
-import filetype
+import filetype  # type: ignore[import-untyped]
 
 #: What can be uploaded: a path, the bytes themselves, or a binary file object.
 FileSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
@@ -93,7 +93,8 @@ def detect_mime(head: bytes, name: str) -> str:
     (``application/json`` when the name says so, ``text/plain`` otherwise)."""
     kind = filetype.guess(head)
     if kind is not None:
-        return _MIME_ALIASES.get(kind.mime, kind.mime)
+        found = str(kind.mime)
+        return _MIME_ALIASES.get(found, found)
     guessed, _ = mimetypes.guess_type(name)
     return "application/json" if guessed == "application/json" else "text/plain"
 

@@ -433,7 +433,7 @@ class Assets(_Resource):
                         written = start
                         if on_progress:
                             on_progress(written, asset.size)
-                        for chunk in response.iter_bytes(256 * 1024):
+                        for chunk in response.iter_bytes():
                             out.write(chunk)
                             written += len(chunk)
                             if on_progress:
