@@ -225,3 +225,18 @@ def test_the_async_client_runs_uploads_and_lists(server: Server, account: Accoun
     assert task.status == "succeeded" and task.modality == "audio"
     assert path.read_bytes()[:4] == b"RIFF" and path.read_bytes()[8:12] == b"WAVE"
     assert ids[0] == task.id and len(ids) == len(set(ids))
+
+
+def test_a_cloned_voice_is_listed_used_and_deleted(client: Gensvc) -> None:
+    speech = client.run("speech-tts-std", {"text": "a sample of my voice"}, poll_interval=0.2)
+    sample = (speech.output.asset_ids if speech.output else [])[0]
+    cloned = client.run("voice-clone-std", {"asset_ids": [sample], "name": "Mine", "consent_attested": True}, poll_interval=0.2)
+    voice_id = cloned.output.voice_id if cloned.output else None
+    assert voice_id
+    voice = client.voices.get(voice_id)
+    assert voice.name == "Mine" and voice.status == "active" and voice.source_task_id == cloned.id
+    assert voice_id in [v.id for v in client.voices.list().data]
+    spoken = client.run("speech-tts-std", {"text": "said in my voice", "voice_id": voice_id}, poll_interval=0.2)
+    assert spoken.status == "succeeded"
+    deleting = client.voices.delete(voice_id)
+    assert deleting.id == voice_id and deleting.deletion.status in ("queued", "completed")

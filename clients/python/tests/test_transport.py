@@ -187,11 +187,16 @@ def test_auth_and_base_url_come_from_the_environment(monkeypatch: pytest.MonkeyP
 
 
 def test_wait_polls_until_a_terminal_status_and_times_out() -> None:
-    done = {**TASK, "status": "succeeded", "output": {"asset_ids": ["ast_1"]}}
-    rec = Recorder(httpx.Response(200, json=TASK), httpx.Response(200, json={**TASK, "status": "running"}), httpx.Response(200, json=done))
+    unsettled = {**TASK, "status": "succeeded", "output": {"asset_ids": ["ast_1"]}}
+    done = {**unsettled, "settlement_status": "settled", "charged_amount": "0.020000"}
+    rec = Recorder(*(httpx.Response(200, json=t) for t in (TASK, {**TASK, "status": "running"}, unsettled, done)))
     task = rec.client().tasks.wait("task_1", poll_interval=0.1, max_poll_interval=0.15)
     assert task.status == "succeeded" and task.output is not None and task.output.asset_ids == ["ast_1"]
-    assert rec.sleeps == [0.1, pytest.approx(0.15)]
+    assert task.charged_amount == "0.020000"  # it waited for the settlement too
+    assert rec.sleeps == [0.1, pytest.approx(0.15), 0.1]
+
+    rec = Recorder(httpx.Response(200, json=unsettled))
+    assert rec.client().tasks.wait("task_1", timeout=0.0).settlement_status == "reserved"  # finished: no timeout error
 
     rec = Recorder(*[httpx.Response(200, json=TASK)] * 3)
     c = rec.client()
@@ -282,3 +287,40 @@ def test_the_async_client_retries_with_the_same_key_and_maps_errors() -> None:
     anyio.run(main)
     assert len({r.headers["Idempotency-Key"] for r in rec.requests[:3]}) == 1
     assert sleeps[1] == 2.0 and len(sleeps) == 2
+
+
+def test_an_upload_waits_out_a_receipt_in_progress_and_resends_after_a_content_mismatch() -> None:
+    base = {"upload_id": "up_1", "name": "a.txt", "mime": "text/plain", "size": 2, "checksum": "0" * 64,
+            "expires_at": "2026-11-25T00:15:00Z", "asset_id": None, "error_code": None}
+    instructions = {"url": f"{BASE}/v1/uploads/up_1/content", "method": "PUT", "headers": {"X-Upload-Token": "gsu_t", "Content-Type": "text/plain"}}
+
+    def ok(status: str, **extra: object) -> httpx.Response:
+        return httpx.Response(200, json={**base, "status": status, **extra})
+
+    rec = Recorder(
+        ok("prepared", upload=instructions),               # prepare
+        error(409, "UPLOAD_IN_PROGRESS"),                  # PUT: another attempt is still being received
+        ok("uploading"), ok("uploaded"),                   # status reads until it is received
+        error(422, "UPLOAD_CONTENT_MISMATCH"),             # complete: the stored bytes were damaged
+        ok("prepared"),                                    # back to prepared
+        ok("uploaded"),                                    # PUT again
+        ok("completed", asset_id="ast_1", asset={"id": "ast_1"}),  # complete
+    )
+    result = rec.client().uploads.upload(b"hi", name="a.txt")
+    assert result.status == "completed" and result.asset_id == "ast_1"
+    assert [(r.method, r.url.path) for r in rec.requests] == [
+        ("POST", "/v1/uploads/prepare"), ("PUT", "/v1/uploads/up_1/content"), ("GET", "/v1/uploads/up_1"), ("GET", "/v1/uploads/up_1"),
+        ("POST", "/v1/uploads/up_1/complete"), ("GET", "/v1/uploads/up_1"), ("PUT", "/v1/uploads/up_1/content"), ("POST", "/v1/uploads/up_1/complete"),
+    ]
+    puts = [r for r in rec.requests if r.method == "PUT"]
+    assert all(r.content == b"hi" and r.headers["X-Upload-Token"] == "gsu_t" and "Authorization" not in r.headers for r in puts)
+    assert all(r.headers["Content-Length"] == "2" for r in puts)
+
+
+def test_an_expired_upload_asks_for_a_new_key() -> None:
+    expired = {"upload_id": "up_1", "status": "expired", "name": "a.txt", "mime": "text/plain", "size": 2, "checksum": "0" * 64,
+               "expires_at": "2026-11-25T00:15:00Z", "asset_id": None, "error_code": None}
+    rec = Recorder(httpx.Response(200, json=expired))
+    with pytest.raises(gensvc.GoneError) as caught:
+        rec.client().uploads.upload(b"hi", name="a.txt", idempotency_key="old-key-0001")
+    assert caught.value.code == "UPLOAD_EXPIRED" and "new idempotency_key" in caught.value.message

@@ -261,14 +261,19 @@ class Tasks(_Resource):
         max_poll_interval: float = 5.0,
     ) -> Task:
         """Polls the task with growing intervals until it is ``succeeded``, ``failed`` or
-        ``canceled`` and returns it; :class:`WaitTimeoutError` after ``timeout`` seconds."""
+        ``canceled`` and settled (``charged_amount`` known, the rest released), and returns
+        it; :class:`WaitTimeoutError` when it is not finished after ``timeout`` seconds."""
         schedule = _core.WaitSchedule(timeout, poll_interval, max_poll_interval)
         while True:
             task = self.get(task_id)
-            if task.done:
+            if task.done and task.settlement_status != "reserved":
                 return task
+            if task.done:  # settlement follows the status within moments: look again soon
+                schedule.interval = poll_interval
             sleep = schedule.next_sleep()
             if sleep is None:
+                if task.done:
+                    return task
                 raise WaitTimeoutError(task, timeout or 0.0)
             self._client._sleep(sleep)
 
@@ -309,7 +314,7 @@ class Uploads(_Resource):
         key = idempotency_key or new_idempotency_key("upload")
         upload = self.prepare(name=local.name, mime=local.mime, size=local.size, checksum=local.checksum, idempotency_key=key)
         instructions = upload.upload
-        for _ in range(4):
+        for _ in range(8):  # a few rounds of in-progress waits and resends, never forever
             if upload.status == "completed":
                 return upload
             if upload.status == "expired":
