@@ -1,6 +1,7 @@
-"""The integration tests' server: the repository's own API, built if needed and started
-once per test session on a free loopback port with embedded stores in a temporary
-DATA_DIR; accounts come from its admin CLI (the same DATA_DIR)."""
+"""The integration tests' server: the repository's own API, built when the build is missing
+or older than the sources, and started once per test session on a free loopback port with
+embedded stores in a temporary DATA_DIR; accounts come from its admin CLI (the same
+DATA_DIR)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,18 @@ class Account:
     api_key: str
 
 
+def _build_is_stale() -> bool:
+    """Missing, or older than a source file (the rule of scripts/admin.js)."""
+    if not ENTRY.exists():
+        return True
+    built = ENTRY.stat().st_mtime
+    for folder in (REPO / "apps", REPO / "libs"):
+        for path in folder.rglob("*"):
+            if path.suffix in (".ts", ".json") and "node_modules" not in path.parts and path.stat().st_mtime > built:
+                return True
+    return False
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -63,8 +76,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[Server]:
-    if not ENTRY.exists():
-        subprocess.run(["npm", "run", "build"], cwd=REPO, check=True, timeout=600)
+    if _build_is_stale():
+        subprocess.run(["npm", "run", "--silent", "build"], cwd=REPO, check=True, timeout=900)
     data_dir = tempfile.mkdtemp(prefix="gensvc-pysdk-")
     port = _free_port()
     env = {
