@@ -47,7 +47,14 @@ class Server:
 
     def account(self, credit: str) -> "Account":
         created = self.admin("account", "create", "--name", "python-sdk", *(["--credit", credit] if credit else []))
-        return Account(account_id=str(created["account_id"]), api_key=str(created["api_key"]))
+        account = Account(account_id=str(created["account_id"]), api_key=str(created["api_key"]))
+        # The server sees what the admin CLI wrote within a second, later on a loaded machine.
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{self.base_url}/v1/wallet", headers={"Authorization": f"Bearer {account.api_key}"}, timeout=10).status_code == 401:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not see the new account within 30 s")
+            time.sleep(0.2)
+        return account
 
 
 @dataclass(frozen=True)
