@@ -418,6 +418,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 };
 
 /** Routes that are not part of the public API (health probes, supplier callbacks). */
-export const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//];
+/** Routes that are not REST operations: health, supplier callbacks, MCP and its resource metadata (docs/api.md). */
+export const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//, /^\/mcp$/, /^\/\.well-known\/oauth-protected-resource(\/mcp)?$/];
 
 export { RETRY_AFTER };
