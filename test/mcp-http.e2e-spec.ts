@@ -54,6 +54,10 @@ describe('/mcp over Streamable HTTP', () => {
       expect(await meta.json()).toMatchObject({ resource: `${t.baseUrl}/mcp`, authorization_servers: [t.baseUrl], scopes_supported: ['read', 'create'], bearer_methods_supported: ['header'] });
     }
     await expect(connect('gsk_nope')).rejects.toThrow();
+    const get = await fetch(`${t.baseUrl}/mcp`, { headers: { Accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(((await get.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
   });
 
   it('lists the API tools (no local-file tool) and runs quote → create → get with an API key', async () => {

@@ -1,4 +1,4 @@
-import { All, Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Header, Inject, Post, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { Authenticator } from '@gensvc/identity';
 import { Gensvc, SDK_VERSION } from '@gensvc/sdk';
 import { createMcpServer } from '@gensvc/sdk/mcp';
 import { apiTools, type ToolDefinition } from '@gensvc/sdk/tools';
+import { sendError } from '../http/error-response';
 
 /**
  * `/mcp`: the agent tools for remote agents over MCP Streamable HTTP (stateless: one server and
@@ -52,7 +53,24 @@ export class McpController {
     };
   }
 
-  @All('mcp')
+  /** Stateless: no standalone SSE stream (GET) and no session to end (DELETE). */
+  @Get('mcp')
+  @Public()
+  noStream(@Res() res: Response): void {
+    this.notOffered(res);
+  }
+
+  @Delete('mcp')
+  @Public()
+  noSession(@Res() res: Response): void {
+    this.notOffered(res);
+  }
+
+  private notOffered(res: Response): void {
+    sendError(res, 405, 'METHOD_NOT_ALLOWED', '/mcp takes POST only (stateless Streamable HTTP: no standalone SSE stream, no session)', { Allow: 'POST' });
+  }
+
+  @Post('mcp')
   @Public() // checked below, to answer with the RFC 9728 challenge
   async handle(@Req() req: Request, @Res() res: Response): Promise<void> {
     const header = req.headers.authorization ?? '';

@@ -325,6 +325,44 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('the OpenAPI 3.1 document', { type: 'object' }) },
     errors: ['INTERNAL'],
   },
+  'POST /mcp': {
+    operationId: 'mcp.post',
+    summary: 'MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents',
+    description:
+      'One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.',
+    tag: 'MCP',
+    requestBody: { type: 'object', description: 'a JSON-RPC 2.0 message of the Model Context Protocol' },
+    responses: { 200: { description: 'the JSON-RPC answer (text/event-stream or application/json)', content: 'json', schema: { type: 'object' } }, 202: { description: 'a notification or response was accepted', content: 'none' } },
+    errors: ['UNAUTHORIZED', 'INTERNAL'],
+  },
+  'GET /mcp': {
+    operationId: 'mcp.get',
+    summary: 'Not offered: 405 (stateless endpoint, no standalone SSE stream)',
+    tag: 'MCP',
+    responses: { 405: json('METHOD_NOT_ALLOWED, with Allow: POST', ref('Error')) },
+    errors: [],
+  },
+  'DELETE /mcp': {
+    operationId: 'mcp.delete',
+    summary: 'Not offered: 405 (stateless endpoint, no session to end)',
+    tag: 'MCP',
+    responses: { 405: json('METHOD_NOT_ALLOWED, with Allow: POST', ref('Error')) },
+    errors: [],
+  },
+  'GET /.well-known/oauth-protected-resource': {
+    operationId: 'mcp.resource_metadata',
+    summary: 'OAuth 2.0 protected resource metadata of /mcp (RFC 9728)',
+    tag: 'MCP',
+    responses: { 200: json('the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported', { type: 'object' }) },
+    errors: [],
+  },
+  'GET /.well-known/oauth-protected-resource/mcp': {
+    operationId: 'mcp.resource_metadata.path',
+    summary: 'OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728)',
+    tag: 'MCP',
+    responses: { 200: json('the same metadata', { type: 'object' }) },
+    errors: [],
+  },
   'GET /.well-known/oauth-authorization-server': {
     operationId: 'oauth.metadata',
     summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
@@ -418,7 +456,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 };
 
 /** Routes that are not part of the public API (health probes, supplier callbacks). */
-/** Routes that are not REST operations: health, supplier callbacks, MCP and its resource metadata (docs/api.md). */
-export const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//, /^\/mcp$/, /^\/\.well-known\/oauth-protected-resource(\/mcp)?$/];
+export const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//];
 
 export { RETRY_AFTER };

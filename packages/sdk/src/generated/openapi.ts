@@ -449,6 +449,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp (RFC 9728) */
+        get: operations["mcp.resource_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728) */
+        get: operations["mcp.resource_metadata.path"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: 405 (stateless endpoint, no standalone SSE stream) */
+        get: operations["mcp.get"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents
+         * @description One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.
+         */
+        post: operations["mcp.post"];
+        /** Not offered: 405 (stateless endpoint, no session to end) */
+        delete: operations["mcp.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3807,6 +3863,139 @@ export interface operations {
                             code?: "INTERNAL";
                         };
                     } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata.path": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the same metadata */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.post": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON-RPC 2.0 message of the Model Context Protocol */
+        requestBody?: {
+            content: {
+                "*/*"?: never;
+            };
+        };
+        responses: {
+            /** @description the JSON-RPC answer (text/event-stream or application/json) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description a notification or response was accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "mcp.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
