@@ -6,6 +6,7 @@ import { AppConfig, Clock, SharedCounters, StorageModule } from '@gensvc/shared'
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
+import { McpModule } from './mcp/mcp.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { SharedCountersModule } from './rate-limit/rate-limit.module';
 import { RateLimitGuard, SharedCountersThrottlerStorage, throttlerOptions } from './rate-limit/rate-limit.guard';
@@ -32,7 +33,7 @@ export class AppModule {
         StorageModule.forRoot(config, overrides),
         SharedCountersModule,
         ThrottlerModule.forRootAsync({ inject: [AppConfig, SharedCounters], useFactory: (c: AppConfig, counters: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(counters)) }),
-        CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule],
+        CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule],
       // Registered on the root module, so it runs before the access guard of the identity context.
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
