@@ -9,7 +9,7 @@ import {
   toNewEvent,
   type Micros,
 } from '@gensvc/shared';
-import { WalletCommands, type ReservationOutcome, type WalletView } from '../contracts/wallet-commands';
+import { WalletCommands, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 
@@ -66,9 +66,15 @@ export class WalletService extends WalletCommands {
     return walletView(state);
   }
 
-  override async reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<{ position?: bigint }> {
-    const { position } = await this.handle(r.accountId, { type: 'Reserve', ...r, now: this.clock.now() });
-    return { position };
+  override async reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult> {
+    try {
+      const { position } = await this.handle(r.accountId, { type: 'Reserve', ...r, now: this.clock.now() });
+      return { reserved: true, position };
+    } catch (err) {
+      // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
+      if (err instanceof AppError) return { reserved: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
   }
 
   override async capture(r: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome> {
