@@ -3,6 +3,7 @@ import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import type { TaskCreatedData } from '../../contracts/task-events';
 import { isTerminal, type TaskCommand } from '../../domain/task';
+import { TaskSettlement } from '../settle-task/task-settlement';
 import { TaskStore } from '../task-store';
 
 /**
@@ -13,7 +14,9 @@ import { TaskStore } from '../task-store';
  *   Dispatched → TaskStarted; Succeeded → TaskSucceeded; Failed → TaskFailed;
  *   Canceled → CancellationConfirmed + TaskCanceled; CancelChecking / Refused /
  *   Unconfirmed → the cancellation's status;
- * Settlement is not done here: `TaskSettlementReactor` hears the terminal events.
+ * - a command that ended the task → the settlement workflow inline, with the state at hand
+ *   (no read), so a task is settled as soon as it ended; `TaskSettlementReactor`, hearing the
+ *   terminal event from its checkpoint, is the guarantee (then a no-op).
  * The task decider ignores what no longer applies (a late success after a confirmed
  * cancellation, a repeat), so a race between cancel and completion ends in one outcome.
  */
@@ -27,6 +30,7 @@ export class TaskExecutionReactor implements Reactor {
   constructor(
     private readonly tasks: TaskStore,
     private readonly gateway: SupplierGateway,
+    private readonly settlement: TaskSettlement,
   ) {}
 
   async handle(event: RecordedEvent): Promise<void> {
@@ -35,8 +39,9 @@ export class TaskExecutionReactor implements Reactor {
     if (event.type === 'CancellationRequested') return this.askToCancel(taskId);
     const command = commandFor(event as unknown as SupplierJobEvent, this.tasks.now());
     if (!command) return;
-    const { state } = await this.tasks.handle(taskId, command);
+    const { state, events } = await this.tasks.handle(taskId, command);
     if (state.kind !== 'task') this.logger.warn(`${event.type} for unknown task ${taskId} ignored`);
+    else if (events.length && isTerminal(state.task.status)) await this.settlement.settle(taskId, state);
   }
 
   private async submit(d: TaskCreatedData): Promise<void> {
@@ -51,7 +56,9 @@ export class TaskExecutionReactor implements Reactor {
     const c = state.task.cancellation.status;
     if (c !== 'requested' && c !== 'checking') return;
     const answer = await this.gateway.requestCancel(taskId);
-    if (answer === 'canceled') await this.tasks.handle(taskId, { type: 'ConfirmCancellation', data: { task_id: taskId }, metadata: { now: this.tasks.now() } });
+    if (answer !== 'canceled') return;
+    const confirmed = await this.tasks.handle(taskId, { type: 'ConfirmCancellation', data: { task_id: taskId }, metadata: { now: this.tasks.now() } });
+    if (confirmed.events.length) await this.settlement.settle(taskId, confirmed.state);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@gensvc/shared';
 import type { SupplierGateway, SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import type { TaskRecord, TaskState } from '../../domain/task';
+import type { TaskSettlement } from '../settle-task/task-settlement';
 import type { TaskStore } from '../task-store';
 import { TaskExecutionReactor, commandFor } from './task-execution.reactor';
 
@@ -13,9 +14,11 @@ const taskState = (patch: Partial<TaskRecord> = {}): TaskState => ({
 });
 
 function setup(state: TaskState = taskState(), answer: 'canceled' | 'requested' | 'finished' = 'requested') {
-  const tasks = { load: jest.fn(async () => state), handle: jest.fn(async () => ({ state, events: [] })), now: () => NOW };
+  const tasks = { load: jest.fn(async () => state), handle: jest.fn(async (): Promise<{ state: TaskState; events: unknown[] }> => ({ state, events: [] })), now: () => NOW };
   const gateway = { submit: jest.fn(async () => undefined), requestCancel: jest.fn(async () => answer) };
-  return { tasks, gateway, reactor: new TaskExecutionReactor(tasks as unknown as TaskStore, gateway as unknown as SupplierGateway) };
+  const settlement = { settle: jest.fn(async () => ({})) };
+  const reactor = new TaskExecutionReactor(tasks as unknown as TaskStore, gateway as unknown as SupplierGateway, settlement as unknown as TaskSettlement);
+  return { tasks, gateway, settlement, reactor };
 }
 
 describe('TaskExecutionReactor', () => {
@@ -58,6 +61,21 @@ describe('TaskExecutionReactor', () => {
       data: { task_id: 'task_1', error: { code: 'SUPPLIER_ERROR', message: 'boom' } },
       metadata: { now: new Date(AT) },
     });
+  });
+
+  it('a supplier outcome that ended the task runs the settlement workflow inline with the state at hand', async () => {
+    const ended = taskState({ status: 'succeeded' });
+    const { reactor, tasks, settlement } = setup();
+    tasks.handle.mockResolvedValueOnce({ state: ended, events: [{ type: 'TaskSucceeded' }] });
+    await reactor.handle(ev('SupplierJobSucceeded', { output: { asset_ids: [] }, at: AT }));
+    expect(settlement.settle).toHaveBeenCalledWith('task_1', ended);
+  });
+
+  it('a repeated outcome (nothing appended) settles nothing here', async () => {
+    const { reactor, tasks, settlement } = setup();
+    tasks.handle.mockResolvedValueOnce({ state: taskState({ status: 'succeeded' }), events: [] });
+    await reactor.handle(ev('SupplierJobSucceeded', { output: { asset_ids: [] }, at: AT }));
+    expect(settlement.settle).not.toHaveBeenCalled();
   });
 
   it('a supplier event for an unknown task changes nothing and does not throw', async () => {
