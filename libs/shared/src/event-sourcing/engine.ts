@@ -346,11 +346,17 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         await load();
         this.projected = lowest();
       }
-      // Nothing stored after what this process knows is applied: no transaction.
-      if ((await this.events.headPosition()) <= this.projected) {
-        this.release();
-        onCaughtUp();
-        return false;
+      // Nothing stored after what the stored checkpoints say is applied: no transaction. (They
+      // are read again: a replay elsewhere may have moved them.)
+      const head = await this.events.headPosition();
+      if (head <= this.projected) {
+        await load();
+        if (lowest() >= head) {
+          this.projected = lowest();
+          this.release();
+          onCaughtUp();
+          return false;
+        }
       }
       let read = 0;
       await this.readStore.transaction!(async () => {
