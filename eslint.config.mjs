@@ -1,46 +1,69 @@
 // ESLint flat config: typescript-eslint's recommended rules (syntax only, no type
 // information, so `npm run lint` stays fast) plus the context-boundary rule.
 //
-// Boundary rule (DESIGN.md rule 1): a bounded context under libs/<ctx> is used by others only
-// through its public index, `@gensvc/<ctx>`. Forbidden: deep alias paths (`@gensvc/<ctx>/...`)
-// and relative paths into another context (`../../<ctx>/src/...`) or into apps/. The one
-// exception is a context's test kit, `@gensvc/<ctx>/testing/...`, in tests.
-// libs/shared/src/architecture.int.spec.ts checks the same rule by scanning the sources.
-import { readdirSync } from 'node:fs';
+// Boundary rule (DESIGN.md rule 1): a library under libs/ is a bounded context unless
+// architecture.json lists it as a kernel library (`shared`). Another library uses a context only
+// through its Nest-free contracts entry point, `@gensvc/<ctx>/contracts`; its module index,
+// `@gensvc/<ctx>`, is for apps and end-to-end tests. A kernel library is used through its index.
+// Forbidden everywhere: deep alias paths into another library (`@gensvc/<lib>/...` other than
+// `contracts`), relative paths into another library or into apps/. A library's test kit,
+// `@gensvc/<lib>/testing/...`, only in tests. libs/shared/src/architecture.int.spec.ts checks the
+// same rules by scanning the sources, and also that the context graph has no cycle.
+import { readdirSync, readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
-const contexts = readdirSync(new URL('./libs', import.meta.url), { withFileTypes: true })
+const libraries = readdirSync(new URL('./libs', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
+const { kernel } = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'));
+const contexts = libraries.filter((l) => !kernel.includes(l));
 
 const testFiles = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'src/testing/**/*.ts'];
 
-/** Deep alias paths, except into `own` context and (in tests) test kits. */
-const deepAlias = (allowTesting, own) => {
-  const allowed = [...(own ? [`${own}/`] : []), ...(allowTesting ? ['[^/]+/testing/'] : [])];
-  return {
-    regex: `^@gensvc/${allowed.length ? `(?!${allowed.join('|')})` : ''}[^/]+/.+`,
-    message: 'Import another context only through its public index: `@gensvc/<context>` (deep paths reach its internals).',
-  };
+/**
+ * Alias imports of other libraries that are not allowed: anything but `contracts` (and, in
+ * tests, `testing/...`) after a library's name; for a library (not an app), a context's bare
+ * module index too. `own` is the importing library (any path into itself is fine).
+ */
+const aliasRule = ({ own, allowTesting, allowContextIndex }) => {
+  const others = `(?!${[...(own ? [own] : [])].map((o) => `${o}(?:/|$)`).join('|') || '$^'})`;
+  const okPaths = ['contracts$', ...(allowTesting ? ['testing/'] : [])].join('|');
+  const kernelAlt = kernel.join('|');
+  const contextAlt = contexts.join('|');
+  return [
+    {
+      regex: `^@gensvc/${others}(?:${kernelAlt})/(?!${allowTesting ? 'testing/' : '$^'}).+`,
+      message: 'Import a kernel library through its index: `@gensvc/shared`.',
+    },
+    {
+      regex: `^@gensvc/${others}(?:${contextAlt})/(?!${okPaths}).+`,
+      message: "Another context's internals: import only its contracts, `@gensvc/<context>/contracts`.",
+    },
+    ...(allowContextIndex
+      ? []
+      : [{ regex: `^@gensvc/${others}(?:${contextAlt})$`, message: 'A library imports another context only through `@gensvc/<context>/contracts` (the module index is for apps).' }]),
+  ];
 };
 
 const boundaryRules = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
-/** Per context: no deep aliases, no relative paths into other contexts or apps. */
-const contextBlocks = contexts.flatMap((ctx) => {
-  const others = contexts.filter((c) => c !== ctx);
+/** Per library: aliases as above, no relative paths into other libraries or apps. */
+const libraryBlocks = libraries.flatMap((lib) => {
+  const others = libraries.filter((c) => c !== lib);
   const relative = [
     {
       regex: `^\\.{1,2}/(?:.*/)?(?:${others.join('|')})/src(?:/|$)`,
-      message: `A relative path into another context: use its public index (@gensvc/<context>) instead.`,
+      message: 'A relative path into another library: use `@gensvc/<context>/contracts` (or `@gensvc/shared`) instead.',
     },
     { regex: '^\\.{1,2}/(?:.*/)?apps/', message: 'Libraries must not import the apps that compose them.' },
   ];
   return [
-    { files: [`libs/${ctx}/**/*.ts`], rules: boundaryRules([deepAlias(false, ctx), ...relative]) },
-    { files: testFiles.map((f) => `libs/${ctx}/${f}`), rules: boundaryRules([deepAlias(true, ctx), ...relative]) },
+    { files: [`libs/${lib}/**/*.ts`], rules: boundaryRules([...aliasRule({ own: lib, allowTesting: false, allowContextIndex: false }), ...relative]) },
+    { files: testFiles.map((f) => `libs/${lib}/${f}`), rules: boundaryRules([...aliasRule({ own: lib, allowTesting: true, allowContextIndex: false }), ...relative]) },
   ];
 });
+
+const relativeIntoLibs = { regex: '^\\.{1,2}/(?:.*/)?libs/', message: 'Import a library through @gensvc/<lib>, not by a relative path.' };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-servers/**'] },
@@ -61,11 +84,11 @@ export default tseslint.config(
   },
   {
     files: ['apps/**/*.ts', 'bench/**/*.ts'],
-    rules: boundaryRules([deepAlias(false), { regex: '^\\.{1,2}/(?:.*/)?libs/', message: 'Import a context through @gensvc/<context>, not by a relative path.' }]),
+    rules: boundaryRules([...aliasRule({ allowTesting: false, allowContextIndex: true }), relativeIntoLibs]),
   },
   {
     files: ['test/**/*.ts', 'apps/**/*.spec.ts'],
-    rules: boundaryRules([deepAlias(true), { regex: '^\\.{1,2}/(?:.*/)?libs/', message: 'Import a context through @gensvc/<context>, not by a relative path.' }]),
+    rules: boundaryRules([...aliasRule({ allowTesting: true, allowContextIndex: true }), relativeIntoLibs]),
   },
-  ...contextBlocks,
+  ...libraryBlocks,
 );

@@ -1,2 +1,2 @@
 export { CatalogueModule } from './catalogue.module';
-export { Catalogue, type CatalogueModel, type Modality, type PriceQuote, type InputValidation } from './domain/catalogue';
+export * from './contracts';

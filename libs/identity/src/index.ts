@@ -1,4 +1,4 @@
-export * from './contracts/upload-tokens';
+export * from './contracts';
 export { IdentityModule } from './identity.module';
 export { AccountsService, type CreatedAccount, type IssuedApiKey } from './application/accounts.service';
 export { Authenticator } from './application/authenticator';

@@ -4,4 +4,4 @@ export { AdminServer } from './infrastructure/admin-server';
 export { ReplayService, type ReplayOptions } from './application/replay/replay.service';
 export type { ReplayResult, ReplayState, ReplayStatus, ReplayPhase } from './application/replay/replay-progress';
 export { AdminClient, AdminUnreachableError, adminBaseUrl } from './infrastructure/admin-client';
-export { REPLAY_COMPLETED, type ReplayCompleted, type ReplayCompletedV1Data } from './domain/replay-events';
+export * from './contracts';

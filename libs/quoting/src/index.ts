@@ -1,2 +1,2 @@
-export * from './contracts/quote-book';
+export * from './contracts';
 export { QuotingModule } from './quoting.module';

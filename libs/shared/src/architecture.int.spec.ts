@@ -1,154 +1,195 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
+import { analyse, cyclesOf, layoutOf, printGraph, violation, type Layout, type SourceFile } from './testing/architecture-rules';
 
 /**
- * Architecture rules, checked on the sources (DESIGN.md rule 1; the ESLint boundary rule
- * says the same while editing):
- * - a context under libs/<ctx> is used by other contexts and apps only through its public
- *   index `@gensvc/<ctx>`: no deep alias paths, no relative paths into it;
- * - libraries never import apps;
- * - a context's test kit (`@gensvc/<ctx>/testing/...`) only in tests;
- * - every context has its public index and every alias target exists;
- * - domain code does not depend on Nest or on store/transport libraries.
+ * Architecture rules (DESIGN.md rule 1), computed from the sources: see
+ * ./testing/architecture-rules.ts. The same analysis runs on this repository and on planted
+ * fixtures (a small tree of libs/ written to a temporary directory) that break one rule each,
+ * so the test shows it can fail.
  */
 const root = resolve(__dirname, '..', '..', '..');
-const contexts = readdirSync(join(root, 'libs')).filter((d) => statSync(join(root, 'libs', d)).isDirectory());
 
-interface SourceFile {
-  path: string; // relative to the repo root, with /
-  area: { kind: 'lib'; ctx: string } | { kind: 'app'; app: string } | { kind: 'test' };
-  test: boolean;
-}
-
-function walk(dir: string, out: string[] = []): string[] {
-  if (!existsSync(dir)) return out;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === 'dist') continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+/** Writes a fixture checkout: `files` maps repo paths to sources. */
+function plant(files: Record<string, string>, kernel = ['shared']): Layout {
+  const dir = mkdtempSync(join(tmpdir(), 'gensvc-arch-'));
+  planted.push(dir);
+  writeFileSync(join(dir, 'architecture.json'), JSON.stringify({ kernel }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
   }
-  return out;
+  return layoutOf(dir);
 }
+const planted: string[] = [];
+afterAll(() => planted.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function sources(): SourceFile[] {
-  const files: SourceFile[] = [];
-  for (const ctx of contexts) {
-    for (const p of walk(join(root, 'libs', ctx, 'src'))) files.push(describeFile(p, { kind: 'lib', ctx }));
-  }
-  for (const app of existsSync(join(root, 'apps')) ? readdirSync(join(root, 'apps')) : []) {
-    for (const p of walk(join(root, 'apps', app, 'src'))) files.push(describeFile(p, { kind: 'app', app }));
-  }
-  for (const p of walk(join(root, 'test'))) files.push(describeFile(p, { kind: 'test' }));
-  return files;
-}
-
-function describeFile(abs: string, area: SourceFile['area']): SourceFile {
-  const path = relative(root, abs).split(sep).join('/');
-  const test = /\.spec\.ts$|\.e2e-spec\.ts$/.test(path) || path.startsWith('test/') || /^libs\/[^/]+\/src\/testing\//.test(path);
-  return { path, area, test };
-}
-
-/** Every module specifier of a file: imports, re-exports, dynamic imports, require(). */
-function specifiers(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
-}
-
-/** Which context or app a relative import lands in. */
-function landing(from: string, spec: string): { kind: 'lib'; ctx: string } | { kind: 'app' } | { kind: 'other' } {
-  const target = relative(root, resolve(root, dirname(from), spec)).split(sep).join('/');
-  const lib = /^libs\/([^/]+)(?:\/|$)/.exec(target);
-  if (lib) return { kind: 'lib', ctx: lib[1] };
-  if (/^apps\//.test(target)) return { kind: 'app' };
-  return { kind: 'other' };
-}
-
-/** The rule: returns why an import is not allowed, or null. */
-function violation(file: SourceFile, spec: string): string | null {
-  const alias = /^@gensvc\/([^/]+)(?:\/(.+))?$/.exec(spec);
-  if (alias) {
-    const [, ctx, rest] = alias;
-    if (!contexts.includes(ctx)) return `unknown context alias ${spec}`;
-    if (!rest) return null;
-    if (file.area.kind === 'lib' && file.area.ctx === ctx) return null; // its own internals
-    if (rest.startsWith('testing/')) return file.test ? null : `the test kit of "${ctx}" is for tests only`;
-    return `deep import into context "${ctx}": use @gensvc/${ctx}`;
-  }
-  if (!spec.startsWith('.')) return null; // a package
-  const to = landing(file.path, spec);
-  if (file.area.kind === 'lib') {
-    if (to.kind === 'app') return 'a library imports an app';
-    if (to.kind === 'lib' && to.ctx !== file.area.ctx) return `relative import into context "${to.ctx}": use @gensvc/${to.ctx}`;
-  } else if (to.kind === 'lib') {
-    return `relative import into context "${to.ctx}": use @gensvc/${to.ctx}`;
-  }
-  return null;
-}
-
-const forbiddenInDomain = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|better-sqlite3$|supertest$)/;
+/** A clean fixture: tasks above assets, assets above identity, all through contracts. */
+const cleanFixture: Record<string, string> = {
+  'libs/shared/src/index.ts': `export const kernel = 1;\n`,
+  'libs/identity/src/index.ts': `export * from './contracts';\nexport { IdentityModule } from './identity.module';\n`,
+  'libs/identity/src/contracts/index.ts': `export abstract class UploadTokens {}\n`,
+  'libs/identity/src/identity.module.ts': `import { Module } from '@nestjs/common';\n@Module({})\nexport class IdentityModule {}\n`,
+  'libs/assets/src/index.ts': `export * from './contracts';\n`,
+  'libs/assets/src/contracts/index.ts': `export * from '../domain/asset';\n`,
+  'libs/assets/src/domain/asset.ts': `export type AssetEvent = { type: 'AssetRegistered' };\n`,
+  'libs/assets/src/application/uploads.ts': `import { UploadTokens } from '@gensvc/identity/contracts';\nimport { kernel } from '@gensvc/shared';\nexport const x = [UploadTokens, kernel];\n`,
+  'libs/tasks/src/index.ts': `export * from './contracts';\n`,
+  'libs/tasks/src/contracts/index.ts': `export const TASK_STREAM = 'task';\n`,
+  'libs/tasks/src/application/create.ts': `import type { AssetEvent } from '@gensvc/assets/contracts';\nexport type E = AssetEvent;\n`,
+  'apps/api/src/app.module.ts': `import { IdentityModule } from '@gensvc/identity';\nexport const m = IdentityModule;\n`,
+};
 
 describe('architecture', () => {
-  const files = sources();
+  const layout = layoutOf(root);
+  const result = analyse(layout);
 
-  it('finds the sources it checks', () => {
-    expect(files.length).toBeGreaterThan(20);
-    expect(contexts).toEqual(expect.arrayContaining(['shared', 'catalogue']));
+  it('finds the sources and contexts it checks', () => {
+    expect(result.files.length).toBeGreaterThan(20);
+    expect([...result.graph.keys()]).toEqual(expect.arrayContaining(['tasks', 'assets', 'voices', 'wallet', 'catalogue']));
+    expect(result.graph.has('shared')).toBe(false);
+    expect(result.graph.get('tasks')!.size).toBeGreaterThan(2);
   });
 
-  it('contexts import each other only through their public index', () => {
-    const found: string[] = [];
-    for (const f of files) for (const s of specifiers(f.path)) {
-      const why = violation(f, s);
-      if (why) found.push(`${f.path}: '${s}' — ${why}`);
-    }
-    expect(found).toEqual([]);
+  it('the graph of contexts has no cycle', () => {
+    // On a failure, the graph as it stands is shown beside the cycles.
+    const found = result.cycles.length ? { cycles: result.cycles, graph: printGraph(result.graph).split('\n') } : { cycles: [] };
+    expect(found).toEqual({ cycles: [] });
   });
 
-  it('every context has a public index.ts and a path alias', () => {
+  it('libraries import other contexts only through their contracts; nothing reaches internals', () => {
+    expect(result.violations).toEqual([]);
+  });
+
+  it("every context's contracts entry point exists and is Nest-free", () => {
+    expect(result.impureContracts).toEqual([]);
+  });
+
+  it('every library has a public index.ts and path aliases', () => {
     const tsconfig = ts.parseConfigFileTextToJson('tsconfig.json', readFileSync(join(root, 'tsconfig.json'), 'utf8')).config as {
       compilerOptions: { paths: Record<string, string[]> };
     };
-    for (const ctx of contexts) {
-      expect({ ctx, index: existsSync(join(root, 'libs', ctx, 'src', 'index.ts')) }).toEqual({ ctx, index: true });
-      expect({ ctx, alias: tsconfig.compilerOptions.paths[`@gensvc/${ctx}`] }).toEqual({ ctx, alias: [`libs/${ctx}/src`] });
+    for (const lib of layout.libraries) {
+      expect({ lib, index: existsSync(join(root, 'libs', lib, 'src', 'index.ts')) }).toEqual({ lib, index: true });
+      expect({ lib, alias: tsconfig.compilerOptions.paths[`@gensvc/${lib}`] }).toEqual({ lib, alias: [`libs/${lib}/src`] });
+      if (!layout.kernel.includes(lib)) {
+        expect({ lib, contracts: tsconfig.compilerOptions.paths[`@gensvc/${lib}/contracts`] }).toEqual({ lib, contracts: [`libs/${lib}/src/contracts`] });
+      }
     }
   });
 
   it('domain code depends on neither Nest nor store and transport libraries', () => {
-    const found: string[] = [];
-    for (const f of files.filter((x) => /^libs\/[^/]+\/src\/domain\//.test(x.path) && !x.test)) {
-      for (const s of specifiers(f.path)) if (forbiddenInDomain.test(s)) found.push(`${f.path}: '${s}'`);
-    }
-    expect(found).toEqual([]);
+    expect(result.domainViolations).toEqual([]);
   });
 
-  describe('the rule itself', () => {
-    const lib = (path: string, ctx: string, test = false): SourceFile => ({ path, area: { kind: 'lib', ctx }, test });
+  describe('the rules prove themselves on planted fixtures', () => {
+    it('a clean fixture passes', () => {
+      const clean = analyse(plant(cleanFixture));
+      expect({ cycles: clean.cycles, violations: clean.violations, impure: clean.impureContracts }).toEqual({ cycles: [], violations: [], impure: [] });
+      expect(printGraph(clean.graph)).toBe('assets -> identity\ntasks -> assets');
+    });
+
+    it('a planted cycle fails: assets hears of tasks by importing its contracts', () => {
+      const cyclic = analyse(
+        plant({
+          ...cleanFixture,
+          'libs/assets/src/application/task-refs.ts': `import { TASK_STREAM } from '@gensvc/tasks/contracts';\nexport const s = TASK_STREAM;\n`,
+        }),
+      );
+      expect(cyclic.violations).toEqual([]); // through contracts, yet a cycle
+      expect(cyclic.cycles).toEqual(['assets -> tasks -> assets']);
+    });
+
+    it('a planted cycle through a relative path fails as a cycle and as an internal import', () => {
+      const cyclic = analyse(
+        plant({ ...cleanFixture, 'libs/identity/src/application/x.ts': `import { x } from '../../../assets/src/application/uploads';\nexport const y = x;\n` }),
+      );
+      expect(cyclic.cycles).toEqual(['assets -> identity -> assets']);
+      expect(cyclic.violations).toEqual([
+        `libs/identity/src/application/x.ts: '../../../assets/src/application/uploads' — relative import into library "assets": use @gensvc/assets/contracts`,
+      ]);
+    });
+
+    it("a planted import of another context's internals fails", () => {
+      const leaky = analyse(
+        plant({ ...cleanFixture, 'libs/tasks/src/application/peek.ts': `import type { AssetEvent } from '@gensvc/assets/domain/asset';\nexport type P = AssetEvent;\n` }),
+      );
+      expect(leaky.violations).toEqual([
+        `libs/tasks/src/application/peek.ts: '@gensvc/assets/domain/asset' — import of "assets" internals (@gensvc/assets/domain/asset): use @gensvc/assets/contracts`,
+      ]);
+      expect(leaky.cycles).toEqual([]);
+    });
+
+    it("a planted import of another context's module index from a library fails", () => {
+      const leaky = analyse(plant({ ...cleanFixture, 'libs/assets/src/application/m.ts': `import { IdentityModule } from '@gensvc/identity';\nexport const m = IdentityModule;\n` }));
+      expect(leaky.violations).toEqual([
+        `libs/assets/src/application/m.ts: '@gensvc/identity' — import of context "identity" through its module index: libraries use @gensvc/identity/contracts`,
+      ]);
+    });
+
+    it('planted contracts that reach Nest fail', () => {
+      const impure = analyse(
+        plant({
+          ...cleanFixture,
+          'libs/assets/src/contracts/index.ts': `export * from '../domain/asset';\nexport * from '../application/registry';\n`,
+          'libs/assets/src/application/registry.ts': `import { Injectable } from '@nestjs/common';\n@Injectable()\nexport class Registry {}\n`,
+        }),
+      );
+      expect(impure.impureContracts).toEqual([
+        `libs/assets/src/contracts/index.ts -> libs/assets/src/application/registry.ts -> '@nestjs/common'`,
+      ]);
+    });
+
+    it('a planted context without contracts fails', () => {
+      const missing = analyse(plant({ ...cleanFixture, 'libs/voices/src/index.ts': `export const v = 1;\n` }));
+      expect(missing.impureContracts).toEqual(['libs/voices/src/contracts/index.ts: missing']);
+    });
+  });
+
+  describe('the import rule, case by case', () => {
+    const lay: Layout = { root: '/repo', libraries: ['shared', 'tasks', 'quoting', 'identity', 'suppliers'], kernel: ['shared'] };
+    const lib = (path: string, l: string, test = false): SourceFile => ({ path, area: { kind: 'lib', lib: l }, test });
     const app: SourceFile = { path: 'apps/api/src/app.module.ts', area: { kind: 'app', app: 'api' }, test: false };
+    const e2e: SourceFile = { path: 'test/tasks.e2e-spec.ts', area: { kind: 'test' }, test: true };
 
     const rows: [SourceFile, string, string | null][] = [
-      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/quoting', null],
-      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/quoting/domain/quote', 'deep import'],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/quoting/contracts', null],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/quoting', 'through its module index'],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/quoting/domain/quote', 'internals'],
       [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/tasks/domain/task', null],
-      [lib('libs/tasks/src/application/x/a.ts', 'tasks'), '../../../../quoting/src/index', 'relative import into context "quoting"'],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/shared', null],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/shared/event-sourcing/engine', 'deep import into kernel'],
+      [lib('libs/tasks/src/application/x/a.ts', 'tasks'), '../../../../quoting/src/contracts', 'relative import into library "quoting"'],
       [lib('libs/tasks/src/application/x/a.ts', 'tasks'), '../../domain/task', null],
       [lib('libs/tasks/src/a.ts', 'tasks'), '../../../apps/api/src/app.module', 'a library imports an app'],
       [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/shared/testing/decider-specification', 'test kit'],
       [lib('libs/tasks/src/a.unit.spec.ts', 'tasks', true), '@gensvc/shared/testing/decider-specification', null],
-      [{ path: 'test/tasks.e2e-spec.ts', area: { kind: 'test' }, test: true }, '@gensvc/suppliers/testing/job-events', null],
-      [{ path: 'test/tasks.e2e-spec.ts', area: { kind: 'test' }, test: true }, '@gensvc/suppliers/application/jobs', 'deep import'],
-      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/nowhere', 'unknown context'],
+      [lib('libs/tasks/src/a.int.spec.ts', 'tasks', true), '@gensvc/quoting/testing/quoting-test-kit', null],
+      [e2e, '@gensvc/suppliers/testing/job-events', null],
+      [e2e, '@gensvc/suppliers/application/jobs', 'internals'],
+      [e2e, '@gensvc/suppliers', null],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/nowhere', 'unknown library'],
       [app, '@gensvc/identity', null],
-      [app, '@gensvc/identity/application/accounts.service', 'deep import'],
-      [app, '../../../libs/identity/src/index', 'relative import into context "identity"'],
+      [app, '@gensvc/identity/contracts', null],
+      [app, '@gensvc/identity/application/accounts.service', 'internals'],
+      [app, '../../../libs/identity/src/index', 'relative import into library "identity"'],
       [lib('libs/tasks/src/a.ts', 'tasks'), 'mongodb', null],
     ];
     it.each(rows.map(([file, spec, expected]) => [file.path, spec, expected, file] as const))('%s imports %s', (_path, spec, expected, file) => {
-      const why = violation(file, spec);
-      if (expected === null) expect(why).toBeNull();
-      else expect(why).toContain(expected);
+      expect(violation(lay, file, spec)).toEqual(expected === null ? null : expect.stringContaining(expected));
+    });
+
+    it('finds every cycle of a graph', () => {
+      const g = new Map([
+        ['a', new Set(['b'])],
+        ['b', new Set(['c'])],
+        ['c', new Set(['a'])],
+        ['d', new Set(['a'])],
+      ]);
+      expect(cyclesOf(g)).toEqual(['a -> b -> c -> a']);
+      expect(cyclesOf(new Map([['a', new Set(['b'])], ['b', new Set<string>()]]))).toEqual([]);
     });
   });
 });

@@ -26,3 +26,4 @@ export * from './blob-store/minio-blob-store';
 export * from './auth';
 export * from './route-discovery';
 export * from './storage.module';
+export * from './published-language';

@@ -1,4 +1,4 @@
-export * from './contracts/supplier-gateway';
+export * from './contracts';
 export { SuppliersModule } from './suppliers.module';
 export { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
 export { SupplierSettings, type HttpChannelConfig } from './supplier-settings';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '@gensvc/shared';
-import { SupplierVoiceRemover } from '@gensvc/voices';
+import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
 import { JobResources } from './application/job-outputs';

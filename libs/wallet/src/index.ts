@@ -1,2 +1,2 @@
-export * from './contracts/wallet-commands';
+export * from './contracts';
 export { WalletModule } from './wallet.module';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
-import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/tasks';
+import { AsProjection, ProjectionProvider, TASK_TERMINAL_EVENTS, type TaskIntegrationEvent, documentProjection } from '@gensvc/shared';
 import { UPLOAD_EVENT_TYPES, uploadDecider, type Upload, type UploadEvent } from '../domain/upload';
 
 /** Upload sessions by account: the session limit and the expiry job read it. */

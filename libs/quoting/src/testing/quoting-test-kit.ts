@@ -1,7 +1,7 @@
 import type { Clock, EventStore, Principal } from '@gensvc/shared';
-import type { Catalogue } from '@gensvc/catalogue';
-import type { AssetRegistry } from '@gensvc/assets';
-import type { VoiceRegistry } from '@gensvc/voices';
+import type { Catalogue } from '@gensvc/catalogue/contracts';
+import type { AssetRegistry } from '@gensvc/assets/contracts';
+import type { VoiceRegistry } from '@gensvc/voices/contracts';
 import type { QuoteBook } from '../contracts/quote-book';
 import { IssueQuoteHandler, type QuoteResponse } from '../application/issue-quote/issue-quote.handler';
 import { QuoteBookService } from '../application/quote-book/quote-book.service';

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Readable } from 'node:stream';
 import { AppError } from '@gensvc/shared';
-import { AssetRegistry, type UsableAsset } from '@gensvc/assets';
-import { VoiceRegistry } from '@gensvc/voices';
+import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
+import { VoiceRegistry } from '@gensvc/voices/contracts';
 import type { JobInfo } from '../domain/supplier-job';
 import { JobInputError } from './supplier-channel';
 

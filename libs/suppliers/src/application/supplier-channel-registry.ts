@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Catalogue } from '@gensvc/catalogue';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 import { ConfigError } from '@gensvc/shared';
-import { SupplierVoiceRemover } from '@gensvc/voices';
+import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { CallbackTokens, isLocalBaseUrl } from '../infrastructure/http/callback-security';
 import { HttpSupplierChannel } from '../infrastructure/http/http-supplier.channel';
 import { LocalSupplierChannel } from '../infrastructure/local/local-supplier.channel';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Catalogue } from '@gensvc/catalogue';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 import { Clock, EventStore, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
 import { SUPPLIER_JOB_STREAM, SupplierGateway, type CancelAnswer, type SupplierJobRequest } from '../contracts/supplier-gateway';
 import { supplierJobDecider } from '../domain/supplier-job';

@@ -1,4 +1,4 @@
-import { Catalogue } from '@gensvc/catalogue';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 
 /**
  * The default catalogue plus three models served by an external HTTP channel (for tests):

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
-import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/tasks';
+import { AsProjection, ProjectionProvider, TASK_TERMINAL_EVENTS, type TaskIntegrationEvent, documentProjection } from '@gensvc/shared';
 import { VOICE_EVENT_TYPES, type VoiceEvent } from '../domain/voice';
 
 export const VOICES = 'voices';

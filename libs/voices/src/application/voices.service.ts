@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Catalogue } from '@gensvc/catalogue';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
 import { VoiceRegistry } from '../contracts/voice-registry';
 import { isVoiceId, VOICE_STREAM, voiceDecider, voiceIdForTask, type VoiceState } from '../domain/voice';

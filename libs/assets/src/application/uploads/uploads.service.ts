@@ -16,7 +16,7 @@ import {
   streamName,
   type Principal,
 } from '@gensvc/shared';
-import { UploadTokens } from '@gensvc/identity';
+import { UploadTokens } from '@gensvc/identity/contracts';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { ACCEPTED_MIMES, isAcceptedMime, parseContentType } from '../../domain/media-types';

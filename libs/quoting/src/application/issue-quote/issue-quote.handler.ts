@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, EventStore, Money, handleCommand, newId, streamName, type Principal } from '@gensvc/shared';
-import { Catalogue, type CatalogueModel } from '@gensvc/catalogue';
-import { AssetRegistry } from '@gensvc/assets';
-import { VoiceRegistry } from '@gensvc/voices';
+import { Catalogue, type CatalogueModel } from '@gensvc/catalogue/contracts';
+import { AssetRegistry } from '@gensvc/assets/contracts';
+import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { QUOTE_STREAM, QUOTE_TTL_MS, quoteDecider, type QuoteTerms } from '../../domain/quote';
 
 export interface IssueQuoteCommand {

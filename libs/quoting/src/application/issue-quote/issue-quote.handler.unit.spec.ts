@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { AppError, FixedClock, type EventStore } from '@gensvc/shared';
-import { Catalogue } from '@gensvc/catalogue';
-import { AssetRegistry, type UsableAsset } from '@gensvc/assets';
-import { VoiceRegistry } from '@gensvc/voices';
+import { Catalogue } from '@gensvc/catalogue/contracts';
+import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
+import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { IssueQuoteHandler, type IssueQuoteCommand } from './issue-quote.handler';
 
 /** Records what it was asked; refuses ids starting with `bad`. */

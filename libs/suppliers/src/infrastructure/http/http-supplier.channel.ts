@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Catalogue } from '@gensvc/catalogue';
+import type { Catalogue } from '@gensvc/catalogue/contracts';
 import type { SupplierJobOutput } from '../../contracts/supplier-gateway';
 import type { JobInfo } from '../../domain/supplier-job';
 import type { JobResources } from '../../application/job-outputs';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Catalogue } from '@gensvc/catalogue';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError, SqliteEventStore, SqliteReadStore, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { JobResources } from '../../application/job-outputs';

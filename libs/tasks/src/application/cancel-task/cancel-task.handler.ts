@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal } from '@gensvc/shared';
-import { SupplierGateway } from '@gensvc/suppliers';
+import { SupplierGateway } from '@gensvc/suppliers/contracts';
 import { isTerminal, type TaskRecord } from '../../domain/task';
 import { TaskSettlement } from '../execution/task-settlement';
 import { TaskStore } from '../task-store';

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppError, Money, handleCommand, loadAggregate, newId, streamName, type Principal } from '@gensvc/shared';
-import { QuoteBook, type LockedQuote } from '@gensvc/quoting';
-import { WalletCommands } from '@gensvc/wallet';
-import { AssetRegistry } from '@gensvc/assets';
-import { VoiceRegistry } from '@gensvc/voices';
+import { QuoteBook, type LockedQuote } from '@gensvc/quoting/contracts';
+import { WalletCommands } from '@gensvc/wallet/contracts';
+import { AssetRegistry } from '@gensvc/assets/contracts';
+import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { TASK_CREATION_STREAM, taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
 import type { TaskCreatedEventData, TaskRecord, TaskState } from '../../domain/task';
 import { TaskStore } from '../task-store';

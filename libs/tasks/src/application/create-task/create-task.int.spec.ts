@@ -13,10 +13,10 @@ import {
   type ReadAllOptions,
   type RecordedEvent,
 } from '@gensvc/shared';
-import { Catalogue } from '@gensvc/catalogue';
-import { AssetRegistry, type UsableAsset } from '@gensvc/assets';
-import { VoiceRegistry } from '@gensvc/voices';
-import type { WalletCommands } from '@gensvc/wallet';
+import { Catalogue } from '@gensvc/catalogue/contracts';
+import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
+import { VoiceRegistry } from '@gensvc/voices/contracts';
+import type { WalletCommands } from '@gensvc/wallet/contracts';
 import { createWalletForTests } from '@gensvc/wallet/testing/wallet-test-kit';
 import { createQuotingForTests, type QuotingForTests } from '@gensvc/quoting/testing/quoting-test-kit';
 import { TASK_CREATION_STREAM, taskCreationDecider } from '../../domain/task-creation';

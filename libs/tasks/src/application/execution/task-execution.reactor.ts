@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError, AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
-import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers';
+import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import { TASK_TERMINAL_EVENTS as TERMINAL_EVENTS, type TaskCreatedData } from '../../contracts/task-events';
 import { isTerminal, type TaskCommand } from '../../domain/task';
 import { TaskStore } from '../task-store';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Money } from '@gensvc/shared';
-import { WalletCommands } from '@gensvc/wallet';
+import { WalletCommands } from '@gensvc/wallet/contracts';
 import { isTerminal } from '../../domain/task';
 import { TaskStore } from '../task-store';
 

@@ -1,0 +1,6 @@
+/**
+ * The catalogue context's contracts: what other libraries may import (Nest-free). The
+ * catalogue is a read-only model loaded at boot; `Catalogue` is both its port token and its
+ * one implementation.
+ */
+export { Catalogue, type CatalogueModel, type Modality, type PriceQuote, type InputValidation } from '../domain/catalogue';

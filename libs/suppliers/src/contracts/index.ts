@@ -1,0 +1,2 @@
+/** The suppliers context's contracts: what other libraries may import (Nest-free). */
+export * from './supplier-gateway';
