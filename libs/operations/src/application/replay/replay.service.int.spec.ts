@@ -264,4 +264,3 @@ describe('ReplayService', () => {
     await cli.close();
   });
 });
-});
