@@ -27,7 +27,7 @@ const { tmpdir, loadavg } = require('node:os');
 const { join } = require('node:path');
 const { parseArgs } = require('node:util');
 const { spawnSync } = require('node:child_process');
-const { startServer, stopServer, account, seedTasks, request, pct, ms, agent } = require('./tasks');
+const { startServer, stopServer, admin, seedTasks, request, pct, ms, sleep, agent } = require('./tasks');
 
 const root = join(__dirname, '..');
 const { values: args } = parseArgs({
@@ -103,9 +103,13 @@ async function lists(s, auth) {
 async function size(work, n) {
   const dataDir = join(work, `tasks-${n}`);
   const result = { tasks: n };
+  log(`${n}: account…`);
   let s = await startServer(dataDir);
-  const { accountId } = await account(s, '1');
+  const accountId = admin(s.env, 'account', 'create', '--name', 'bench', '--credit', '1').account_id;
+  agent.destroy(); // the admin CLI may outlast the server's keep-alive timeout
+  for (let i = 0; i < 100 && (await request(s.port, 'GET', '/health/ready').catch(() => null))?.status !== 200; i++) await sleep(100);
   await stopServer(s);
+  agent.destroy(); // no kept-alive socket to that server may serve the next one on the same port
   const key = adminCli(dataDir, 'api-key', 'create', '--account', accountId);
   const auth = { Authorization: `Bearer ${key.api_key}` };
   log(`${n}: seeding…`);
@@ -120,6 +124,7 @@ async function size(work, n) {
   result.read_db_mb = fileMb(join(dataDir, 'read.db'));
   result.starts = [];
   for (let i = 0; i < STARTS; i++) {
+    log(`${n}: start ${i + 1}…`);
     s = await startServer(dataDir);
     try {
       result.starts.push({ start_s: +s.startSeconds.toFixed(2), ...memory(s.server.pid) });
@@ -130,6 +135,7 @@ async function size(work, n) {
       }
     } finally {
       await stopServer(s);
+      agent.destroy();
     }
   }
   result.start_s_max = Math.max(...result.starts.map((x) => x.start_s));

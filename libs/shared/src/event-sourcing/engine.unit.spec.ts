@@ -218,7 +218,8 @@ describe.each([
     });
   });
 
-  describe('reactors', () => {
+  // Reactors do not touch the read store: their tests run once, on the first store.
+  (transactional ? describe : describe.skip)('reactors', () => {
     class Recorder implements Reactor {
       readonly name = 'recorder';
       readonly handles = ['ItemAdded'];
