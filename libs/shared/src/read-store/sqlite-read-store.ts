@@ -45,8 +45,8 @@ const ANY: Where = { sql: '1', params: [], exact: false };
 const ALL: Where = { sql: '1', params: [], exact: true };
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-/** Below this many candidate rows a search reads the substring index; above, it scans in order with LIKE. */
-const SEARCH_DENSE = 5000;
+/** Rows read in order to tell whether a search finds its page without the substring index. */
+const SEARCH_PROBE = 500;
 const STATEMENT_CACHE = 500;
 
 /**
@@ -62,7 +62,8 @@ const STATEMENT_CACHE = 500;
  * the other stores follow (mingo's rules), in the SQL order, stopping after skip + limit. A sort
  * SQL cannot order as Mongo would (paths with arrays, objects or booleans) is done by mingo.
  * A `search` index is an FTS5 trigram table: case-insensitive literal `$regex` searches of
- * three characters or more read it when it names few rows; otherwise the scan filters with LIKE.
+ * three characters or more read the rows it names, unless the first 500 rows in the sort's
+ * order already hold the page (a common literal): then the ordered scan filters with LIKE.
  *
  * Writes are single transactions (`BEGIN IMMEDIATE`: a read-modify-write such as a conditional
  * replace is atomic against other processes on the same file). `transaction(fn)` groups every
@@ -446,11 +447,12 @@ function regexLiteral(pattern: string): string | null {
 }
 
 /**
- * An `$or` of case-insensitive literal regexes over fields of the search index: the rows of the
- * substring index when it names few, else a LIKE pre-filter (ASCII literals only: LIKE folds
- * ASCII case, as the regex's `i` does). Always a superset; the matcher decides.
+ * An `$or` of case-insensitive literal regexes over fields of the search index: the rows the
+ * substring index names (literals of three characters or more), or a LIKE pre-filter (ASCII
+ * literals only: LIKE folds ASCII case, as the regex's `i` does). Always a superset; the
+ * matcher decides. `rows()` picks LIKE when the first rows in order already hold the page.
  */
-function searchWhere(store: SqliteReadStore, meta: Meta, branches: unknown[]): Where | null {
+function searchWhere(meta: Meta, branches: unknown[], mode: SearchMode): Where | null {
   const search = meta.search;
   if (!search) return null;
   let literal: string | undefined;
@@ -467,11 +469,11 @@ function searchWhere(store: SqliteReadStore, meta: Meta, branches: unknown[]): W
     fields.push(keys[0]);
   }
   if (!literal || !/^[\x20-\x7e]*$/.test(literal)) return null;
-  if (literal.length >= 3) {
+  if (mode === 'base') return ANY;
+  if (literal.length >= 3 && mode === 'index') {
     const cols = fields.map((f) => `c${search.fields.indexOf(f)}`).join(' ');
     const match = `{${cols}} : "${literal.replace(/"/g, '""')}"`;
-    const n = store.stmt(`SELECT count(*) FROM (SELECT rowid FROM ${search.fts} WHERE ${search.fts} MATCH ? LIMIT ${SEARCH_DENSE + 1})`).pluck().get(match) as number;
-    if (n <= SEARCH_DENSE) return { sql: `rowid IN (SELECT rowid FROM ${search.fts} WHERE ${search.fts} MATCH ?)`, params: [match], exact: false };
+    return { sql: `rowid IN (SELECT rowid FROM ${search.fts} WHERE ${search.fts} MATCH ?)`, params: [match], exact: false };
   }
   const like = `%${literal.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const exprs = fields.map(pathExpr).filter((e): e is string => e !== null);
@@ -479,21 +481,27 @@ function searchWhere(store: SqliteReadStore, meta: Meta, branches: unknown[]): W
   return { sql: exprs.map((e) => `${e} LIKE ? ESCAPE '\\'`).join(' OR '), params: exprs.map(() => like), exact: false };
 }
 
+/**
+ * How a search condition becomes SQL: through the substring index (`index`, LIKE below three
+ * characters), always LIKE (`like`), or not at all (`base`, the other conditions alone).
+ */
+type SearchMode = 'index' | 'like' | 'base';
+
 /** The WHERE clause of a filter (exact, or a superset the matcher narrows). */
-function whereOf(store: SqliteReadStore, meta: Meta, filter: Filter): Where {
+function whereOf(meta: Meta, filter: Filter, mode: SearchMode = 'index'): Where {
   if (!isPlain(filter)) return ANY;
   const parts: Where[] = [];
   for (const [key, condition] of Object.entries(filter)) {
     if (key === '$and' || key === '$or') {
       if (!Array.isArray(condition) || condition.length === 0) return ANY;
       if (key === '$or') {
-        const s = searchWhere(store, meta, condition);
+        const s = searchWhere(meta, condition, mode);
         if (s) {
           parts.push(s);
           continue;
         }
       }
-      const subs = condition.map((c) => whereOf(store, meta, c as Filter));
+      const subs = condition.map((c) => whereOf(meta, c as Filter, mode));
       parts.push(key === '$and' ? and(subs) : or(subs));
       continue;
     }
@@ -589,7 +597,7 @@ class SqliteCollection implements Collection<Doc> {
   async count(filter: Filter): Promise<number> {
     const meta = this.store.meta(this.name);
     if (!meta) return 0;
-    const where = whereOf(this.store, meta, filter);
+    const where = whereOf(meta, filter);
     if (where.exact) return this.store.stmt(`SELECT count(*) FROM ${meta.tbl} WHERE ${where.sql}`).pluck().get(...where.params) as number;
     const match = filterMatcher(filter);
     let n = 0;
@@ -722,12 +730,26 @@ class SqliteCollection implements Collection<Doc> {
 
   /** The matching rows, in the sort's order (insertion order without one), paged. */
   private rows(meta: Meta, filter: Filter, options: FindOptions): Row[] {
-    const where = whereOf(this.store, meta, filter);
+    let where = whereOf(meta, filter);
     const order = orderOf(meta, options.sort);
     const skip = isCount(options.skip) ? options.skip : 0;
     const limit = isCount(options.limit) && options.limit > 0 ? options.limit : Infinity;
-    // (a search narrowed by the substring index reads its rows instead)
-    const hint = where.sql.includes(' MATCH ?') ? '' : indexedBy(meta, filter, options.sort);
+    if (where.sql.includes(' MATCH ?') && order !== null && limit !== Infinity) {
+      // A common literal names many rows through the substring index (slow to collect and
+      // sort), while reading in order with LIKE finds the page among the first rows. Probe the
+      // first rows in order: when they hold the page, read that way.
+      const base = whereOf(meta, filter, 'base');
+      const like = whereOf(meta, filter, 'like');
+      const probe = this.store
+        .stmt(
+          `SELECT count(*) FROM (SELECT rowid, id, body FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_PROBE}) WHERE ${like.sql}`,
+        )
+        .pluck()
+        .get(...base.params, ...like.params) as number;
+      if (probe >= skip + limit) where = like;
+    }
+    // A search narrowed by the substring index reads the rows it names (by rowid), no index.
+    const hint = where.sql.includes(' MATCH ?') ? ' NOT INDEXED' : indexedBy(meta, filter, options.sort);
     const sql = `SELECT rowid, id, body FROM ${meta.tbl}${hint} WHERE ${where.sql}`;
     if (order !== null && where.exact) {
       return this.store.stmt(`${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit === Infinity ? -1 : limit, skip) as Row[];
