@@ -9,6 +9,7 @@
 // `contracts`), relative paths into another library or into apps/. A library's test kit,
 // `@gensvc/<lib>/testing/...`, only in tests. libs/shared/src/architecture.int.spec.ts checks the
 // same rules by scanning the sources, and also that the context graph has no cycle.
+// `@gensvc/sdk` (packages/sdk) is a package, not a library: its entry points are public.
 import { readdirSync, readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
@@ -66,7 +67,7 @@ const libraryBlocks = libraries.flatMap((lib) => {
 const relativeIntoLibs = { regex: '^\\.{1,2}/(?:.*/)?libs/', message: 'Import a library through @gensvc/<lib>, not by a relative path.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-servers/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'packages/sdk/src/generated/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-servers/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -81,6 +82,11 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // ES module packages: the CLI's launcher.
+    files: ['apps/cli/bin/*.js'],
+    languageOptions: { sourceType: 'module', globals: { process: 'readonly' } },
   },
   {
     files: ['apps/**/*.ts', 'bench/**/*.ts'],

@@ -9,9 +9,13 @@ for (const c of contexts) {
   moduleNameMapper[`^@gensvc/${c}$`] = `<rootDir>/libs/${c}/src`;
   moduleNameMapper[`^@gensvc/${c}/(.*)$`] = `<rootDir>/libs/${c}/src/$1`;
 }
+// The SDK (packages/sdk) is an ES module package whose sources import siblings as `./x.js`.
+moduleNameMapper['^@gensvc/sdk$'] = '<rootDir>/packages/sdk/src/index.ts';
+moduleNameMapper['^@gensvc/sdk/(.*)$'] = '<rootDir>/packages/sdk/src/$1.ts';
+moduleNameMapper['^(\\.{1,2}/.*)\\.js$'] = '$1';
 const esmPackages = [
   '@nestjs', '@borewit', '@tokenizer', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', 'ulid',
-  'oauth4webapi', 'fast-check', 'pure-rand', '@standard-schema',
+  'oauth4webapi', 'fast-check', 'pure-rand', '@standard-schema', '@modelcontextprotocol', 'pkce-challenge',
 ];
 module.exports = {
   rootDir: __dirname,

@@ -1,2 +1,2 @@
 /** Unit level: deciders, sagas, money, pure functions. No Nest, no I/O. */
-module.exports = { ...require('./jest.base'), displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.unit.spec.ts'] };
+module.exports = { ...require('./jest.base'), displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages}/**/*.unit.spec.ts'] };

@@ -2,14 +2,15 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Clock, loadConfig } from '@gensvc/shared';
 import { createApp } from '../apps/api/src/bootstrap';
-import { inspectFile, uploadKey } from '../apps/cli/src/files';
+import { uploadKey } from '@gensvc/sdk';
+import { inspectFile } from '@gensvc/sdk/node';
 import { createAccount, type TestAccount } from './support/accounts';
-import { CLIENT_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
+import { CLIENT_CLI, buildClientCli, errorJson, oneJson, runCli } from './support/operations-cli';
+import { freePort } from './support/served-app';
 
 const FIXTURES = join(__dirname, 'fixtures');
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -22,15 +23,7 @@ class ShiftedClock extends Clock {
   }
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-describe('gensvc client CLI against the running server', () => {
+describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => {
   let app: NestExpressApplication;
   let dataDir: string;
   let work: string;
@@ -48,17 +41,17 @@ describe('gensvc client CLI against the running server', () => {
   };
 
   beforeAll(async () => {
-    buildApps(CLIENT_CLI);
+    buildClientCli();
     dataDir = mkdtempSync(join(tmpdir(), 'gensvc-cli-'));
     work = mkdtempSync(join(tmpdir(), 'gensvc-cli-out-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '300', DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
+    const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '1500', DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
     app = await createApp(config, { clock });
     await app.listen(port, '127.0.0.1');
     const t = { app, config, dataDir, http: undefined as never, close: async () => undefined };
     account = await createAccount(t, { name: 'cli user', credit: '100.00' });
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await app?.close();
@@ -74,10 +67,47 @@ describe('gensvc client CLI against the running server', () => {
     expect(await ok('wallet')).toEqual({ currency: 'CNY', balance: '100.000000', reserved: '0.000000', available: '100.000000' });
     const denied = await cli(['wallet'], { GENSVC_API_KEY: 'gsk_nope' });
     expect(denied.code).toBe(1);
-    expect(oneJson(denied.stdout)).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String), request_id: expect.any(String) } });
+    expect(denied.stdout).toBe(''); // errors go to stderr
+    expect(errorJson(denied.stderr)).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String), request_id: expect.any(String) } });
     const usage = await cli(['frobnicate']);
     expect(usage.code).toBe(2);
-    expect(oneJson(usage.stdout).error).toMatchObject({ code: 'USAGE' });
+    expect(usage.stdout).toBe('');
+    expect(errorJson(usage.stderr).error).toMatchObject({ code: 'USAGE', message: "unknown command 'frobnicate'" });
+  });
+
+  it('suggests the closest command or flag, and has help for every command', async () => {
+    const typo = await cli(['modles']);
+    expect(typo.code).toBe(2);
+    expect(errorJson(typo.stderr).error.message).toContain('(Did you mean models?)');
+    const flag = await cli(['tasks', 'list', '--limt', '2']);
+    expect(flag.code).toBe(2);
+    expect(errorJson(flag.stderr).error.message).toContain('(Did you mean --limit?)');
+    const help = await cli(['help']);
+    expect(help.code).toBe(0);
+    for (const command of ['models', 'quote', 'run', 'upload', 'assets', 'tasks', 'wallet', 'billing', 'voices', 'mcp']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    const quoteHelp = await cli(['quote', '--help']);
+    expect(quoteHelp.code).toBe(0);
+    expect(quoteHelp.stdout).toMatch(/^Usage: gensvc quote \[options\]/);
+    expect(quoteHelp.stdout).toContain('--param <name=value>');
+    const helpOf = await cli(['help', 'tasks']);
+    expect(helpOf.stdout).toMatch(/list \[options\]/);
+    const missing = await cli(['quote', '--model', 'text-writer-lite']);
+    expect(missing.code).toBe(2);
+    expect(errorJson(missing.stderr).error.message).toContain("required option '--capability <name>' not specified");
+  });
+
+  it('prints tables on a terminal and JSON with --json', async () => {
+    // `script` gives the CLI a pseudo-terminal as stdout.
+    const env = { GENSVC_BASE_URL: baseUrl, GENSVC_API_KEY: account.apiKey };
+    const tty = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} models`, '/dev/null'], env, undefined, true);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/^ID\s+NAME\s+MODALITY\s+CAPABILITIES\s+AVAILABLE\s*$/m);
+    expect(tty.stdout).toMatch(/^image-studio-v2\s+Image Studio v2\s+image\s+\["image\.generate"\]\s+true\s*$/m);
+    const forced = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} wallet --json`, '/dev/null'], env, undefined, true);
+    expect(JSON.parse(forced.stdout.trim())).toMatchObject({ currency: 'CNY' });
+    const ttyError = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} tasks get task_nope`, '/dev/null'], env, undefined, true);
+    expect(ttyError.code).toBe(1);
+    expect(ttyError.stdout).toMatch(/^error: NOT_FOUND: .+ \(request req_[0-9a-f]+\)/m);
   });
 
   it('quotes with --param and --input', async () => {
@@ -88,7 +118,7 @@ describe('gensvc client CLI against the running server', () => {
     expect(quote.quantity).toBe(2);
     const bad = await cli(['quote', '--model', 'image-studio-v2', '--capability', 'image.generate', '--param', 'prompt=x', '--param', 'size=3x3']);
     expect(bad.code).toBe(1);
-    expect(oneJson(bad.stdout).error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(errorJson(bad.stderr).error).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('uploads files with their real type, showing progress, and a re-run resumes the same upload', async () => {
@@ -122,7 +152,7 @@ describe('gensvc client CLI against the running server', () => {
     const prepare = await fetch(`${baseUrl}/v1/uploads/prepare`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: facts.name, mime: facts.mime, size: facts.size, checksum: facts.checksum, idempotency_key: uploadKey(facts) }),
+      body: JSON.stringify({ name: facts.name, mime: facts.mime, size: facts.size, checksum: facts.checksum, idempotency_key: await uploadKey(facts) }),
     });
     expect(prepare.status).toBe(200);
     const prepared = (await prepare.json()) as { upload_id: string; upload: { url: string; headers: Record<string, string> } };
@@ -143,7 +173,7 @@ describe('gensvc client CLI against the running server', () => {
     const first = await fetch(`${baseUrl}/v1/uploads/prepare`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: facts.name, mime: facts.mime, size: facts.size, checksum: facts.checksum, idempotency_key: uploadKey(facts) }),
+      body: JSON.stringify({ name: facts.name, mime: facts.mime, size: facts.size, checksum: facts.checksum, idempotency_key: await uploadKey(facts) }),
     });
     const expired = (await first.json()) as { upload_id: string };
     clock.offsetMs += 16 * 60_000;
@@ -185,9 +215,10 @@ describe('gensvc client CLI against the running server', () => {
     expect(sha256(target)).toBe(up.checksum);
     const again = await cli(['assets', 'download', up.asset_id, '--out', target]);
     expect(again.code).toBe(1); // never overwrites without --overwrite
+    expect(errorJson(again.stderr).error.message).toMatch(/exists \(use --overwrite\)/);
     await ok('assets', 'delete', up.asset_id);
     const gone = await cli(['assets', 'get', up.asset_id]);
-    expect(oneJson(gone.stdout).error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(errorJson(gone.stderr).error).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('lists, reads and cancels tasks', async () => {

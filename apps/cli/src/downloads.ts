@@ -4,20 +4,8 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ApiClient } from './client';
-import { byteProgress } from './progress';
-
-export interface Asset {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  checksum: string;
-  url: string;
-  download_url: string;
-  download_name: string;
-  [k: string]: unknown;
-}
+import type { Gensvc } from '@gensvc/sdk';
+import { byteProgress } from './progress.js';
 
 export interface Downloaded {
   asset_id: string;
@@ -45,12 +33,12 @@ function freePath(dir: string, name: string): string {
  * Downloads an asset through a fresh signed link (`download_url`, no account credential)
  * into `out` (a directory, or a file path), checking size and SHA-256 against the asset.
  */
-export async function downloadAsset(api: ApiClient, assetId: string, out: string, options: { quiet?: boolean; overwrite?: boolean } = {}): Promise<Downloaded> {
-  const asset = await api.get<Asset>(`/v1/assets/${encodeURIComponent(assetId)}`);
+export async function downloadAsset(api: Gensvc, assetId: string, out: string, options: { quiet?: boolean; overwrite?: boolean } = {}): Promise<Downloaded> {
+  const asset = await api.assets.get(assetId);
   const isDir = existsSync(out) && (await stat(out)).isDirectory();
   const target = isDir ? freePath(out, safeFileName(asset.download_name || asset.name)) : out;
   if (!isDir && existsSync(target) && !options.overwrite) throw new Error(`${target} exists (use --overwrite)`);
-  const res = await api.send('GET', asset.download_url, { anonymous: true, retries: 2, headers: { Accept: '*/*' } });
+  const res = await api.fetch('GET', asset.download_url, { anonymous: true, headers: { Accept: '*/*' } });
   if (!res.body) throw new Error('the download has no body');
   const temp = join(dirname(target), `.${basename(target)}.part-${process.pid}`);
   const hash = createHash('sha256');

@@ -1,101 +1,47 @@
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { ApiClient, ApiError, NetworkError } from './client';
-import { downloadAsset, type Downloaded } from './downloads';
-import { statusLine } from './progress';
-import { uploadFile, withoutCredentials } from './uploads';
+import { readFile } from 'node:fs/promises';
+import { Command, CommanderError, Option } from 'commander';
+import { ApiError, Gensvc, GensvcError, SDK_VERSION, withoutUploadToken, type Task, type Upload } from '@gensvc/sdk';
+import { uploadFile } from '@gensvc/sdk/node';
+import { downloadAsset, type Downloaded } from './downloads.js';
+import { outputMode, print, printError, type OutputMode } from './output.js';
+import { byteProgress, statusLine } from './progress.js';
 
-const HELP = `gensvc: command-line client of the gensvc API (for people and agents)
-
-Usage: gensvc [--base-url URL] [--api-key KEY] <command> [arguments] [options]
-
-  --base-url URL      service address (GENSVC_BASE_URL, default http://127.0.0.1:3000)
-  --api-key KEY       account API key (GENSVC_API_KEY)
-  --pretty            indented JSON;  --quiet  no progress on stderr
-
-Commands (each prints one JSON object on stdout; progress goes to stderr):
-  models [ID] [--capability C] [--modality M]    the catalogue (no key needed)
-  capabilities | prices                          the catalogue (no key needed)
-  quote --model M --capability C [input]         price a task (reserves nothing)
-  run --model M --capability C [input] [--title T] [--out DIR] [--no-download]
-      [--idempotency-key K] [--timeout S]        quote, create, wait (status on stderr),
-                                                 download the outputs into --out (default .)
-  upload FILE [--name N] [--mime M]              size, real MIME and SHA-256 first, then
-                                                 prepare, PUT (progress bar), complete; a re-run
-                                                 resumes the same upload (key derived from the file)
-  assets get ID | assets download ID [--out PATH] [--overwrite] | assets delete ID
-  tasks list [filters] | tasks get ID | tasks cancel ID
-  wallet | billing [filters]
-  voices list | voices get ID | voices delete ID
-
-Input of quote and run:
-  --input JSON|@FILE   the input object;  --param NAME=VALUE (repeatable; VALUE is JSON or text)
-  --options JSON|@FILE the options object
-  --asset ID           add an asset id to input.asset_ids (repeatable)
-  --file PATH          upload a file first and add its asset id (repeatable)
-
-List filters: --page --limit --q --status --modality --settlement-status --connection-id
-  --created-from --created-before --min-amount --max-amount
-
-Exit status: 0 done; 1 error (the error object is printed); 2 usage; 3 the task failed or
-was canceled (run).`;
+/** Exit status: 0 done; 1 error; 2 usage; 3 `run`'s task failed or was canceled. */
+const EXIT = { error: 1, usage: 2, taskFailed: 3 } as const;
 
 class UsageError extends Error {}
 
-const OPTIONS = {
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  pretty: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  model: { type: 'string' },
-  capability: { type: 'string' },
-  modality: { type: 'string' },
-  input: { type: 'string' },
-  options: { type: 'string' },
-  param: { type: 'string', multiple: true },
-  asset: { type: 'string', multiple: true },
-  file: { type: 'string', multiple: true },
-  title: { type: 'string' },
-  'idempotency-key': { type: 'string' },
-  out: { type: 'string' },
-  'no-download': { type: 'boolean' },
-  overwrite: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'poll-ms': { type: 'string' },
-  name: { type: 'string' },
-  mime: { type: 'string' },
-  page: { type: 'string' },
-  limit: { type: 'string' },
-  q: { type: 'string' },
-  status: { type: 'string' },
-  'settlement-status': { type: 'string' },
-  'connection-id': { type: 'string' },
-  'created-from': { type: 'string' },
-  'created-before': { type: 'string' },
-  'min-amount': { type: 'string' },
-  'max-amount': { type: 'string' },
-} as const;
-
-type Flags = ReturnType<typeof parse>['values'];
-
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+interface Globals {
+  baseUrl?: string;
+  apiKey?: string;
+  json?: boolean;
+  pretty?: boolean;
+  quiet?: boolean;
 }
 
-interface Task {
-  id: string;
-  status: string;
-  output: { asset_ids?: string[]; text?: string; voice_id?: string } | null;
-  cancellation?: { status: string };
-  [k: string]: unknown;
+const mode: OutputMode = outputMode(process.argv.slice(2));
+
+function globals(cmd: Command): Globals {
+  return cmd.optsWithGlobals<Globals>();
 }
 
-const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function clientOf(g: Globals): Gensvc {
+  const baseUrl = g.baseUrl ?? process.env.GENSVC_BASE_URL ?? 'http://127.0.0.1:3000';
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new UsageError(`--base-url: not a URL: ${baseUrl}`);
+  }
+  const apiKey = g.apiKey ?? process.env.GENSVC_API_KEY;
+  return new Gensvc({ baseUrl, apiKey: apiKey || undefined, headers: { 'User-Agent': `gensvc-cli/${SDK_VERSION}` } });
+}
 
-/** A JSON value from `--input '{...}'` or `--input @file.json`. */
+const log = (g: Globals) => (line: string) => {
+  if (!g.quiet) process.stderr.write(`${line}\n`);
+};
+
+/** A JSON object from `'{...}'` or `@file.json`. */
 async function jsonArg(flag: string, value: string | undefined): Promise<Record<string, unknown> | undefined> {
   if (value === undefined) return undefined;
   const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
@@ -121,208 +67,281 @@ function paramArg(raw: string): [string, unknown] {
   }
 }
 
-function required(flags: Flags, name: 'model' | 'capability'): string {
-  const v = flags[name];
-  if (!v) throw new UsageError(`--${name} is required`);
-  return v;
-}
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function positional(args: string[], index: number, what: string): string {
-  const v = args[index];
-  if (!v) throw new UsageError(`${what} is required`);
-  return v;
-}
-
-function listQuery(flags: Flags): Record<string, string | undefined> {
-  return {
-    page: flags.page,
-    limit: flags.limit,
-    q: flags.q,
-    status: flags.status,
-    modality: flags.modality,
-    settlement_status: flags['settlement-status'],
-    connection_id: flags['connection-id'],
-    created_from: flags['created-from'],
-    created_before: flags['created-before'],
-    min_amount: flags['min-amount'],
-    max_amount: flags['max-amount'],
-  };
-}
-
-class Cli {
-  constructor(
-    private readonly api: ApiClient,
-    private readonly flags: Flags,
-    private readonly quiet: boolean,
-  ) {}
-
-  log = (line: string): void => {
-    if (!this.quiet) process.stderr.write(`${line}\n`);
-  };
-
-  async run(command: string, args: string[]): Promise<unknown> {
-    const f = this.flags;
-    const api = this.api;
-    const id = (i: number, what: string) => encodeURIComponent(positional(args, i, what));
-    switch (command) {
-      case 'models':
-        if (args[0]) return api.get(`/v1/models/${id(0, 'model id')}`, { anonymous: true });
-        return api.get('/v1/models', { anonymous: true, query: { capability: f.capability, modality: f.modality } });
-      case 'capabilities':
-        return api.get('/v1/capabilities', { anonymous: true });
-      case 'prices':
-        return api.get('/v1/prices', { anonymous: true });
-      case 'quote':
-        return api.post('/v1/quotes', await this.quoteBody(), { retries: 2 });
-      case 'run':
-        return this.runTask();
-      case 'upload': {
-        const path = positional(args, 0, 'FILE');
-        if (args.length > 1) throw new UsageError('upload takes one FILE');
-        return withoutCredentials(await uploadFile(api, path, { name: f.name, mime: f.mime, quiet: this.quiet, log: this.log }));
-      }
-      case 'assets':
-        switch (args[0]) {
-          case 'get':
-            return api.get(`/v1/assets/${id(1, 'asset id')}`);
-          case 'download':
-            return downloadAsset(api, positional(args, 1, 'asset id'), f.out ?? '.', { quiet: this.quiet, overwrite: f.overwrite });
-          case 'delete':
-            return api.delete(`/v1/assets/${id(1, 'asset id')}`);
-          default:
-            throw new UsageError('assets get ID | assets download ID [--out PATH] | assets delete ID');
-        }
-      case 'tasks':
-        switch (args[0]) {
-          case 'list':
-            return api.get('/v1/tasks', { query: listQuery(f) });
-          case 'get':
-            return api.get(`/v1/tasks/${id(1, 'task id')}`);
-          case 'cancel':
-            return api.post(`/v1/tasks/${id(1, 'task id')}/cancel`, {}, { retries: 2 });
-          default:
-            throw new UsageError('tasks list | tasks get ID | tasks cancel ID');
-        }
-      case 'wallet':
-        return api.get('/v1/wallet');
-      case 'billing':
-        return api.get('/v1/billing', { query: listQuery(f) });
-      case 'voices':
-        switch (args[0]) {
-          case 'list':
-            return api.get('/v1/voices', { query: { page: f.page, limit: f.limit } });
-          case 'get':
-            return api.get(`/v1/voices/${id(1, 'voice id')}`);
-          case 'delete':
-            return api.delete(`/v1/voices/${id(1, 'voice id')}`);
-          default:
-            throw new UsageError('voices list | voices get ID | voices delete ID');
-        }
-      default:
-        throw new UsageError(`unknown command ${command}; see gensvc --help`);
-    }
-  }
-
-  /** The quote body from --model, --capability, --input, --param, --asset, --file, --options. */
-  private async quoteBody(): Promise<Record<string, unknown>> {
-    const f = this.flags;
-    const input = (await jsonArg('input', f.input)) ?? {};
-    for (const raw of f.param ?? []) {
-      const [k, v] = paramArg(raw);
-      input[k] = v;
-    }
-    const assetIds = [...(Array.isArray(input.asset_ids) ? (input.asset_ids as string[]) : []), ...(f.asset ?? [])];
-    for (const path of f.file ?? []) {
-      const up = await uploadFile(this.api, path, { quiet: this.quiet, log: this.log });
-      if (!up.asset_id) throw new Error(`upload of ${path} gave no asset`);
-      this.log(`${path} → ${up.asset_id}`);
-      assetIds.push(up.asset_id);
-    }
-    if (assetIds.length) input.asset_ids = assetIds;
-    const options = await jsonArg('options', f.options);
-    return { model: required(f, 'model'), capability: required(f, 'capability'), input, ...(options ? { options } : {}) };
-  }
-
-  /** quote → create (one idempotency key for every retry) → wait → download the outputs. */
-  private async runTask(): Promise<{ task: Task; files: Downloaded[] }> {
-    const f = this.flags;
-    const timeoutMs = (f.timeout ? Number(f.timeout) : 600) * 1000;
-    const pollMs = f['poll-ms'] ? Number(f['poll-ms']) : 500;
-    if (!(timeoutMs > 0) || !(pollMs >= 50)) throw new UsageError('--timeout must be positive seconds and --poll-ms at least 50');
-    const quote = await this.api.post<{ quote_id: string; estimated_amount: string; max_amount: string; currency: string }>('/v1/quotes', await this.quoteBody(), { retries: 2 });
-    this.log(`quote ${quote.quote_id}: ${quote.estimated_amount} ${quote.currency} (at most ${quote.max_amount})`);
-    const key = f['idempotency-key'] ?? `gensvc-cli-${randomUUID()}`;
-    const created = await this.api.post<Task>('/v1/tasks', { quote_id: quote.quote_id, ...(f.title !== undefined ? { title: f.title } : {}) }, {
-      headers: { 'Idempotency-Key': key },
-      retries: 3, // the same key and body: a retry returns the same task
+/** Uploads one file with a progress bar on stderr; the result without its upload token. */
+async function uploadWithBar(client: Gensvc, path: string, g: Globals, o: { name?: string; mime?: string } = {}): Promise<Omit<Upload, 'upload'>> {
+  const say = log(g);
+  let bar: ReturnType<typeof byteProgress> | undefined;
+  let sent = 0;
+  try {
+    const done = await uploadFile(client, path, {
+      name: o.name,
+      mime: o.mime,
+      onInspected: (f) => say(`${f.name}: ${f.size} bytes, ${f.mime}, sha256 ${f.checksum}`),
+      onEvent: say,
+      onProgress: ({ loaded, total }) => {
+        bar ??= byteProgress('upload', total, g.quiet === true);
+        if (loaded < sent) bar.reset();
+        else bar.add(loaded - sent);
+        sent = loaded;
+      },
     });
-    this.log(`task ${created.id} created (Idempotency-Key ${key})`);
-    const line = statusLine(this.quiet);
-    const started = Date.now();
-    let task = created;
-    try {
-      while (!TERMINAL.has(task.status)) {
-        const seconds = ((Date.now() - started) / 1000).toFixed(1);
-        const cancel = task.cancellation && task.cancellation.status !== 'none' ? `, cancellation ${task.cancellation.status}` : '';
-        line.show(`${task.id}: ${task.status}${cancel} · ${seconds} s`);
-        if (Date.now() - started > timeoutMs) throw new ApiError(0, 'TIMEOUT', `task ${task.id} is still ${task.status} after ${timeoutMs / 1000} s`, undefined, undefined);
-        await sleep(pollMs);
-        task = await this.api.get<Task>(`/v1/tasks/${encodeURIComponent(task.id)}`);
-      }
-      line.show(`${task.id}: ${task.status} · ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    } finally {
-      line.stop();
-    }
-    const files: Downloaded[] = [];
-    if (task.status === 'succeeded' && !f['no-download']) {
-      for (const assetId of task.output?.asset_ids ?? []) {
-        const d = await downloadAsset(this.api, assetId, f.out ?? '.', { quiet: this.quiet });
-        this.log(`${assetId} → ${d.path}`);
-        files.push(d);
-      }
-    }
-    if (task.status !== 'succeeded') process.exitCode = 3;
-    return { task, files };
+    return withoutUploadToken(done);
+  } finally {
+    bar?.stop();
   }
+}
+
+async function quoteBody(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<Record<string, unknown>> {
+  const input = (await jsonArg('input', o.input as string | undefined)) ?? {};
+  for (const raw of (o.param as string[] | undefined) ?? []) {
+    const [k, v] = paramArg(raw);
+    input[k] = v;
+  }
+  const assetIds = [...(Array.isArray(input.asset_ids) ? (input.asset_ids as string[]) : []), ...((o.asset as string[] | undefined) ?? [])];
+  for (const path of (o.file as string[] | undefined) ?? []) {
+    const up = await uploadWithBar(client, path, g);
+    if (!up.asset_id) throw new Error(`the upload of ${path} gave no asset`);
+    log(g)(`${path} → ${up.asset_id}`);
+    assetIds.push(up.asset_id);
+  }
+  if (assetIds.length) input.asset_ids = assetIds;
+  const options = await jsonArg('options', o.options as string | undefined);
+  return { model: o.model, capability: o.capability, input, ...(options ? { options } : {}) };
+}
+
+/** quote → create (one idempotency key for every retry) → wait → download the outputs. */
+async function runTask(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<{ task: Task; files: Downloaded[] }> {
+  const say = log(g);
+  const timeoutMs = Number(o.timeout ?? 600) * 1000;
+  const pollMs = Number(o.pollMs ?? 500);
+  if (!(timeoutMs > 0) || !(pollMs >= 50)) throw new UsageError('--timeout must be positive seconds and --poll-ms at least 50');
+  const quote = await client.quotes.create((await quoteBody(client, o, g)) as never);
+  say(`quote ${quote.quote_id}: ${quote.estimated_amount} ${quote.currency} (at most ${quote.max_amount})`);
+  const key = (o.idempotencyKey as string | undefined) ?? `gensvc-cli-${randomUUID()}`;
+  const created = await client.tasks.create({ quote_id: quote.quote_id, ...(o.title !== undefined ? { title: o.title as string } : {}) }, { idempotencyKey: key });
+  say(`task ${created.id} created (Idempotency-Key ${key})`);
+  const line = statusLine(g.quiet === true);
+  const started = Date.now();
+  const show = (t: Task) => {
+    const cancel = t.cancellation && t.cancellation.status !== 'none' ? `, cancellation ${t.cancellation.status}` : '';
+    line.show(`${t.id}: ${t.status}${cancel} · ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  let task: Task;
+  try {
+    show(created);
+    task = await client.tasks.wait(created.id, { timeoutMs, intervalMs: pollMs, maxIntervalMs: Math.max(pollMs, 2000), onUpdate: show });
+  } finally {
+    line.stop();
+  }
+  const files: Downloaded[] = [];
+  if (task.status === 'succeeded' && o.download !== false) {
+    for (const assetId of task.output?.asset_ids ?? []) {
+      const d = await downloadAsset(client, assetId, (o.out as string | undefined) ?? '.', { quiet: g.quiet === true });
+      say(`${assetId} → ${d.path}`);
+      files.push(d);
+    }
+  }
+  if (task.status !== 'succeeded') process.exitCode = EXIT.taskFailed;
+  return { task, files };
+}
+
+/** Adds the list filters of tasks and billing. */
+function listFilters(cmd: Command): Command {
+  return cmd
+    .option('--page <n>', 'page number (from 1)')
+    .option('--limit <n>', 'items per page (1 to 100)')
+    .option('--q <text>', 'search in id, title, model and quote id')
+    .addOption(new Option('--status <status>', 'task status').choices(['queued', 'running', 'succeeded', 'failed', 'canceled']))
+    .addOption(new Option('--modality <modality>', 'modality').choices(['text', 'image', 'audio', 'video']))
+    .addOption(new Option('--settlement-status <status>', 'settlement status').choices(['reserved', 'settled', 'released']))
+    .option('--connection-id <id>', 'the API key id or OAuth grant id that created the task')
+    .option('--created-from <time>', 'created at or after (RFC 3339)')
+    .option('--created-before <time>', 'created before (RFC 3339)')
+    .option('--min-amount <cny>', 'net charged CNY, at least')
+    .option('--max-amount <cny>', 'net charged CNY, at most');
+}
+
+function listQuery(o: Record<string, unknown>): Record<string, string | undefined> {
+  const s = (v: unknown) => (v === undefined ? undefined : String(v));
+  return {
+    page: s(o.page),
+    limit: s(o.limit),
+    q: s(o.q),
+    status: s(o.status),
+    modality: s(o.modality),
+    settlement_status: s(o.settlementStatus),
+    connection_id: s(o.connectionId),
+    created_from: s(o.createdFrom),
+    created_before: s(o.createdBefore),
+    min_amount: s(o.minAmount),
+    max_amount: s(o.maxAmount),
+  };
+}
+
+/** Wires an action that prints its result (the `kind` picks the table columns). */
+function act(kind: string | undefined, fn: (client: Gensvc, g: Globals, ...args: never[]) => Promise<unknown>) {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const g = globals(cmd);
+    const result = await fn(clientOf(g), g, ...(args.slice(0, -1) as never[]));
+    print(result, mode, kind);
+  };
+}
+
+const INPUT_HELP = `
+Input of quote and run:
+  --input JSON|@FILE     the input object; --param NAME=VALUE (repeatable; VALUE is JSON or text)
+  --options JSON|@FILE   the options object
+  --asset ID             add an asset id to input.asset_ids (repeatable)
+  --file PATH            upload a file first and add its asset id (repeatable)`;
+
+function quoteOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--model <id>', 'catalogue model id')
+    .requiredOption('--capability <name>', 'a capability of the model, e.g. image.generate')
+    .option('--input <json>', 'the input object (JSON or @file)')
+    .option('--param <name=value>', 'one input field (repeatable)', collect)
+    .option('--options <json>', 'the options object (JSON or @file)')
+    .option('--asset <id>', 'an asset id for input.asset_ids (repeatable)', collect)
+    .option('--file <path>', 'upload this file first and use its asset (repeatable)', collect)
+    .addHelpText('after', INPUT_HELP);
+}
+
+function program(): Command {
+  const root = new Command('gensvc')
+    .description('Command-line client of the gensvc API, for people and agents (and `gensvc mcp`, a local MCP server).')
+    .version(SDK_VERSION)
+    .option('--base-url <url>', 'service address (GENSVC_BASE_URL; default http://127.0.0.1:3000)')
+    .option('--api-key <key>', 'account API key or OAuth access token (GENSVC_API_KEY)')
+    .option('--json', 'print one JSON object (the default when stdout is not a terminal)')
+    .option('--pretty', 'indent JSON')
+    .option('-q, --quiet', 'no progress on stderr')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(mode.json ? false : '(gensvc help for the commands, gensvc help COMMAND for one)')
+    .addHelpText(
+      'after',
+      `
+Output: tables on a terminal; one JSON object with --json or when stdout is not a terminal.
+Errors go to stderr (the API's error object in JSON mode). Exit status: 0 done; 1 error;
+2 usage; 3 the task of run failed or was canceled.`,
+    );
+
+  root
+    .command('models')
+    .description('the catalogue (no key needed); with an ID, one model with its input_schema')
+    .argument('[id]', 'model id')
+    .option('--capability <name>', 'only models with this capability')
+    .addOption(new Option('--modality <modality>', 'only models of this modality').choices(['text', 'image', 'audio', 'video']))
+    .action(act('models', (c, _g, id?: string, o?: Record<string, string>) => (id ? c.models.get(id) : c.models.list({ capability: o?.capability, modality: o?.modality as never }))));
+
+  root.command('capabilities').description('the capabilities of the catalogue (no key needed)').action(act(undefined, (c) => c.models.capabilities()));
+  root.command('prices').description('the price list (no key needed)').action(act('prices', (c) => c.models.prices()));
+
+  quoteOptions(root.command('quote').description('price a task (reserves nothing)')).action(
+    act(undefined, async (c, g, o: Record<string, unknown>) => c.quotes.create((await quoteBody(c, o, g)) as never)),
+  );
+
+  quoteOptions(
+    root
+      .command('run')
+      .description('quote, create, wait (status on stderr), then download the outputs')
+      .option('--title <text>', 'task title')
+      .option('--out <dir>', 'where outputs are written (default: the current directory)')
+      .option('--no-download', 'do not download the outputs')
+      .option('--idempotency-key <key>', 'the Idempotency-Key of the creation (default: a new one)')
+      .option('--timeout <seconds>', 'how long to wait (default 600)')
+      .option('--poll-ms <ms>', 'first poll interval (default 500)'),
+  ).action(act(undefined, (c, g, o: Record<string, unknown>) => runTask(c, o, g)));
+
+  root
+    .command('upload')
+    .description('upload a file: size, real MIME and SHA-256 first, then prepare, PUT (progress bar), complete; a re-run resumes the same upload')
+    .argument('<file>', 'the file')
+    .option('--name <name>', 'file name (default: the base name)')
+    .option('--mime <type>', 'override the detected type')
+    .action(act(undefined, (c, g, file: string, o: { name?: string; mime?: string }) => uploadWithBar(c, file, g, o)));
+
+  const assets = root.command('assets').description('read, download and delete assets');
+  assets.command('get').description('an asset with fresh signed links').argument('<id>').action(act(undefined, (c, _g, id: string) => c.assets.get(id)));
+  assets
+    .command('download')
+    .description('download an asset (checks size and SHA-256)')
+    .argument('<id>')
+    .option('--out <path>', 'a directory or a file path (default: the current directory)')
+    .option('--overwrite', 'replace an existing file')
+    .action(act(undefined, (c, g, id: string, o: { out?: string; overwrite?: boolean }) => downloadAsset(c, id, o.out ?? '.', { quiet: g.quiet === true, overwrite: o.overwrite })));
+  assets.command('delete').description('delete an asset').argument('<id>').action(act(undefined, (c, _g, id: string) => c.assets.delete(id)));
+
+  const tasks = root.command('tasks').description('list, read and cancel tasks');
+  listFilters(tasks.command('list').description('tasks, newest first')).action(act('tasks', (c, _g, o: Record<string, unknown>) => c.tasks.list(listQuery(o) as never)));
+  tasks.command('get').description('one task').argument('<id>').action(act(undefined, (c, _g, id: string) => c.tasks.get(id)));
+  tasks.command('cancel').description('ask to cancel a task (repeating is harmless)').argument('<id>').action(act(undefined, (c, _g, id: string) => c.tasks.cancel(id)));
+
+  root.command('wallet').description('the wallet: balance, reserved, available').action(act(undefined, (c) => c.wallet.get()));
+  listFilters(root.command('billing').description('bills, newest first')).action(act('billing', (c, _g, o: Record<string, unknown>) => c.billing.list(listQuery(o) as never)));
+
+  const voices = root.command('voices').description('list, read and delete voices');
+  voices
+    .command('list')
+    .description('voices')
+    .option('--page <n>', 'page number')
+    .option('--limit <n>', 'items per page')
+    .action(act('voices', (c, _g, o: { page?: string; limit?: string }) => c.voices.list({ page: o.page as never, limit: o.limit as never })));
+  voices.command('get').description('one voice').argument('<id>').action(act(undefined, (c, _g, id: string) => c.voices.get(id)));
+  voices.command('delete').description('delete a voice').argument('<id>').action(act(undefined, (c, _g, id: string) => c.voices.delete(id)));
+
+  root
+    .command('mcp')
+    .description('serve the gensvc tools to a local agent over MCP (stdio), with GENSVC_BASE_URL and GENSVC_API_KEY')
+    // Loaded only here: the MCP SDK is not needed by the other commands.
+    .action(async (_o: unknown, cmd: Command) => (await import('./mcp.js')).serveMcp(clientOf(globals(cmd))));
+
+  return root;
 }
 
 async function main(argv: string[]): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    return fail(2, { code: 'USAGE', message: (err as Error).message });
+  const cli = program();
+  cli.exitOverride();
+  let usage = '';
+  cli.configureOutput({
+    outputError: (text, write) => {
+      usage += text;
+      if (!mode.json) write(text);
+    },
+  });
+  for (const sub of cli.commands) {
+    sub.exitOverride();
+    sub.configureOutput({ outputError: (text, write) => ((usage += text), mode.json ? undefined : write(text)) });
+    for (const leaf of sub.commands) {
+      leaf.exitOverride();
+      leaf.configureOutput({ outputError: (text, write) => ((usage += text), mode.json ? undefined : write(text)) });
+    }
   }
-  const { values: flags, positionals } = parsed;
-  if (flags.help || positionals.length === 0) {
-    process.stdout.write(`${HELP}\n`);
+  if (argv.length === 0) {
+    cli.outputHelp();
     return;
   }
-  const baseUrl = flags['base-url'] ?? process.env.GENSVC_BASE_URL ?? 'http://127.0.0.1:3000';
   try {
-    new URL(baseUrl);
-  } catch {
-    return fail(2, { code: 'USAGE', message: `--base-url: not a URL: ${baseUrl}` });
-  }
-  const api = new ApiClient({ baseUrl, apiKey: flags['api-key'] ?? process.env.GENSVC_API_KEY, userAgent: 'gensvc-cli/0.1.0' });
-  const cli = new Cli(api, flags, flags.quiet === true);
-  try {
-    const result = await cli.run(positionals[0], positionals.slice(1));
-    process.stdout.write(`${JSON.stringify(result, null, flags.pretty ? 2 : undefined)}\n`);
+    await cli.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    if (err instanceof UsageError) return fail(2, { code: 'USAGE', message: err.message });
-    if (err instanceof ApiError) return fail(1, { code: err.code, message: err.message, ...(err.requestId ? { request_id: err.requestId } : {}) });
-    if (err instanceof NetworkError) return fail(1, { code: 'NETWORK_ERROR', message: err.message });
-    return fail(1, { code: 'CLIENT_ERROR', message: (err as Error).message });
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return;
+      if (mode.json) printError({ code: 'USAGE', message: (usage || err.message).replace(/^error: /, '').trim() }, { ...mode, json: true });
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    if (err instanceof UsageError) {
+      printError({ code: 'USAGE', message: err.message }, mode);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    if (err instanceof ApiError) printError(err.toJSON().error, mode);
+    else if (err instanceof GensvcError) printError({ code: (err as { code?: string }).code ?? 'CLIENT_ERROR', message: err.message }, mode);
+    else printError({ code: 'CLIENT_ERROR', message: err instanceof Error ? err.message : String(err) }, mode);
+    process.exitCode = EXIT.error;
   }
 }
 
-function fail(code: number, error: { code: string; message: string; request_id?: string }): void {
-  process.stdout.write(`${JSON.stringify({ error })}\n`);
-  process.exitCode = code;
-}
-
-main(process.argv.slice(2)).catch((err) => {
-  process.stdout.write(`${JSON.stringify({ error: { code: 'CLIENT_ERROR', message: String((err as Error)?.message ?? err) } })}\n`);
-  process.exitCode = 1;
-});
+await main(process.argv.slice(2));

@@ -1,4 +1,6 @@
-import { SingleBar } from 'cli-progress';
+import cliProgress from 'cli-progress';
+
+const { SingleBar } = cliProgress;
 
 /** Human byte counts: 1.5 MiB. */
 export function bytes(n: number): string {

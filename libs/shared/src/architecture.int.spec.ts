@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
-import { analyse, cyclesOf, layoutOf, printGraph, violation, type Layout, type SourceFile } from './testing/architecture-rules';
+import { analyse, cyclesOf, layoutOf, packageViolations, printGraph, violation, type Layout, type SourceFile } from './testing/architecture-rules';
 
 /**
  * Architecture rules (DESIGN.md rule 1), computed from the sources: see
@@ -84,7 +84,22 @@ describe('architecture', () => {
     expect(result.domainViolations).toEqual([]);
   });
 
+  it('packages (packages/) import no server code, and anything may import them', () => {
+    expect(layout.packages).toContain('sdk');
+    expect(packageViolations(layout)).toEqual([]);
+  });
+
   describe('the rules prove themselves on planted fixtures', () => {
+    it('a package that imports a library or Nest fails', () => {
+      const fixture = plant({
+        ...cleanFixture,
+        'packages/kit/src/index.ts': `import { kernel } from '@gensvc/shared';\nimport { Module } from '@nestjs/common';\nexport const k = [kernel, Module];\n`,
+        'apps/api/src/uses-kit.ts': `import { k } from '@gensvc/kit';\nexport const x = k;\n`,
+      });
+      expect(packageViolations(fixture)).toEqual([`packages/kit/src/index.ts: '@gensvc/shared'`, `packages/kit/src/index.ts: '@nestjs/common'`]);
+      expect(analyse(fixture).violations).toEqual([]);
+    });
+
     it('a clean fixture passes', () => {
       const clean = analyse(plant(cleanFixture));
       expect({ cycles: clean.cycles, violations: clean.violations, impure: clean.impureContracts }).toEqual({ cycles: [], violations: [], impure: [] });

@@ -19,6 +19,8 @@ import ts from 'typescript';
  * - The graph "context A imports context B" (production sources of libs/, test kits and specs
  *   left out) has no cycle.
  * - Domain code depends on neither Nest nor store and transport libraries.
+ * - A package under `packages/` (`@gensvc/sdk`, entry points included) is imported like any
+ *   package, and imports no server code: no library, no app, no Nest, no store library.
  */
 
 export interface SourceFile {
@@ -34,6 +36,8 @@ export interface Layout {
   readonly libraries: readonly string[];
   /** Libraries that are not bounded contexts. */
   readonly kernel: readonly string[];
+  /** Packages under packages/ (`@gensvc/<name>`, published on their own). */
+  readonly packages?: readonly string[];
 }
 
 export interface Analysis {
@@ -53,7 +57,9 @@ export function layoutOf(root: string): Layout {
   const libraries = existsSync(libsDir) ? readdirSync(libsDir).filter((d) => statSync(join(libsDir, d)).isDirectory()).sort() : [];
   const config = join(root, 'architecture.json');
   const kernel = existsSync(config) ? (JSON.parse(readFileSync(config, 'utf8')) as { kernel: string[] }).kernel : ['shared'];
-  return { root, libraries, kernel };
+  const packagesDir = join(root, 'packages');
+  const packages = existsSync(packagesDir) ? readdirSync(packagesDir).filter((d) => statSync(join(packagesDir, d)).isDirectory()).sort() : [];
+  return { root, libraries, kernel, packages };
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -95,6 +101,7 @@ type Target = { kind: 'lib'; lib: string; rest: string } | { kind: 'app' } | { k
 /** Where a specifier lands: a library (and the path inside its src/), an app, a package. */
 export function targetOf(layout: Layout, from: string, spec: string): Target {
   const alias = /^@gensvc\/([^/]+)(?:\/(.+))?$/.exec(spec);
+  if (alias && layout.packages?.includes(alias[1])) return { kind: 'package' };
   if (alias) return { kind: 'lib', lib: alias[1], rest: alias[2] ?? '' };
   if (!spec.startsWith('.')) return { kind: 'package' };
   const target = relative(layout.root, resolve(layout.root, dirname(from), spec)).split(sep).join('/');
@@ -205,4 +212,21 @@ export function printGraph(graph: ReadonlyMap<string, ReadonlySet<string>>): str
     .filter(([, to]) => to.size > 0)
     .map(([from, to]) => `${from} -> ${[...to].sort().join(', ')}`)
     .join('\n');
+}
+
+const serverCode = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|better-sqlite3$|supertest$)/;
+
+/** Imports of server code by the packages under packages/ (`file: 'specifier'`). */
+export function packageViolations(layout: Layout): string[] {
+  const found: string[] = [];
+  for (const pkg of layout.packages ?? []) {
+    for (const abs of walk(join(layout.root, 'packages', pkg))) {
+      const file = describeFile(layout.root, abs, { kind: 'test' });
+      for (const spec of specifiers(layout.root, file.path)) {
+        const to = targetOf(layout, file.path, spec);
+        if (to.kind === 'lib' || to.kind === 'app' || serverCode.test(spec)) found.push(`${file.path}: '${spec}'`);
+      }
+    }
+  }
+  return found;
 }

@@ -1,0 +1,81 @@
+/**
+ * What a command prints on stdout: one JSON object for machines (`--json`, or whenever stdout
+ * is not a terminal), tables and key/value lines for people on a terminal.
+ */
+export interface OutputMode {
+  json: boolean;
+  pretty: boolean;
+}
+
+export function outputMode(argv: string[]): OutputMode {
+  return { json: argv.includes('--json') || process.stdout.isTTY !== true, pretty: argv.includes('--pretty') };
+}
+
+const MAX_CELL = 48;
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const flat = s.replace(/\s+/g, ' ');
+  return flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat;
+}
+
+/** An aligned table with a header row. */
+export function table(rows: Record<string, unknown>[], columns: string[]): string {
+  const cells = rows.map((r) => columns.map((c) => cell(r[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
+}
+
+/** Key/value lines of an object (nested objects as compact JSON). */
+function keyValues(o: Record<string, unknown>): string {
+  const keys = Object.keys(o);
+  const width = Math.max(...keys.map((k) => k.length));
+  return keys.map((k) => `${k.padEnd(width)}  ${o[k] === null || o[k] === undefined ? '-' : typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k])}`).join('\n');
+}
+
+/** Columns shown for the items of a list, by command. */
+export const COLUMNS: Record<string, string[]> = {
+  models: ['id', 'name', 'modality', 'capabilities', 'available'],
+  prices: ['model', 'capability', 'unit', 'unit_price', 'pricing_mode', 'price_version'],
+  tasks: ['id', 'status', 'model', 'title', 'max_amount', 'charged_amount', 'created_at'],
+  billing: ['id', 'task_id', 'model', 'charged_amount', 'released_amount', 'settlement_status', 'created_at'],
+  voices: ['id', 'name', 'status', 'created_at'],
+};
+
+function isList(v: unknown): v is { data: Record<string, unknown>[]; page?: number; has_more?: boolean } {
+  return typeof v === 'object' && v !== null && Array.isArray((v as { data?: unknown }).data);
+}
+
+/** The human form of a result. */
+export function human(result: unknown, kind?: string): string {
+  if (isList(result)) {
+    if (result.data.length === 0) return '(none)';
+    const first = result.data[0];
+    const columns = (kind && COLUMNS[kind]) || (typeof first === 'object' && first !== null ? Object.keys(first).filter((k) => typeof first[k] !== 'object' || Array.isArray(first[k])).slice(0, 7) : []);
+    const rows = result.data.map((d) => (typeof d === 'object' && d !== null ? d : { value: d }));
+    const more = result.has_more ? `\npage ${result.page}; more with --page ${(result.page ?? 1) + 1}` : '';
+    return `${table(rows, columns.length ? columns : ['value'])}${more}`;
+  }
+  if (typeof result === 'object' && result !== null) {
+    const o = result as Record<string, unknown>;
+    // `run`: the task, then the files it wrote.
+    if (typeof o.task === 'object' && o.task !== null && Array.isArray(o.files)) {
+      const files = o.files as Record<string, unknown>[];
+      return `${keyValues(o.task as Record<string, unknown>)}${files.length ? `\n\n${table(files, ['asset_id', 'path', 'size', 'checksum'])}` : ''}`;
+    }
+    return keyValues(o);
+  }
+  return String(result);
+}
+
+export function print(result: unknown, mode: OutputMode, kind?: string): void {
+  process.stdout.write(`${mode.json ? JSON.stringify(result, null, mode.pretty ? 2 : undefined) : human(result, kind)}\n`);
+}
+
+/** An error: the error object as JSON on stderr in JSON mode, a readable line otherwise. */
+export function printError(error: { code: string; message: string; request_id?: string }, mode: OutputMode): void {
+  if (mode.json) process.stderr.write(`${JSON.stringify({ error })}\n`);
+  else process.stderr.write(`error: ${error.code}: ${error.message}${error.request_id ? ` (request ${error.request_id})` : ''}\n`);
+}

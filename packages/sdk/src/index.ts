@@ -1,0 +1,18 @@
+export { Gensvc, SDK_VERSION, newIdempotencyKey, type Credential, type GensvcOptions, type RequestOptions, type WaitOptions } from './client.js';
+export * from './errors.js';
+export * from './types.js';
+export {
+  MAX_UPLOAD_BYTES,
+  detectMime,
+  inspectBlob,
+  runUpload,
+  sha256Hex,
+  uploadKey,
+  withoutUploadToken,
+  type BlobUploadOptions,
+  type FileFacts,
+  type SendBytes,
+  type UploadOptions,
+  type UploadProgress,
+} from './upload.js';
+export type { components, operations, paths } from './generated/openapi.js';

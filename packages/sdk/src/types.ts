@@ -1,0 +1,44 @@
+import type { components, operations } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+
+export type Model = Schemas['Model'];
+export type ModelSummary = Schemas['ModelSummary'];
+export type ModelList = Schemas['ModelList'];
+export type CapabilityList = Schemas['CapabilityList'];
+export type Price = Schemas['Price'];
+export type PriceList = Schemas['PriceList'];
+export type QuoteRequest = Schemas['QuoteRequest'];
+export type Quote = Schemas['Quote'];
+export type TaskCreateRequest = Schemas['TaskCreateRequest'];
+export type Task = Schemas['Task'];
+export type TaskStatus = Task['status'];
+export type TaskList = Schemas['TaskList'];
+export type CancelResult = Schemas['CancelResult'];
+export type Bill = Schemas['Bill'];
+export type BillList = Schemas['BillList'];
+export type Wallet = Schemas['Wallet'];
+export type Upload = Schemas['Upload'];
+export type UploadPrepareRequest = Schemas['UploadPrepareRequest'];
+export type UploadImportRequest = Schemas['UploadImportRequest'];
+export type Asset = Schemas['Asset'];
+export type AssetDeleted = Schemas['AssetDeleted'];
+export type Voice = Schemas['Voice'];
+export type VoiceList = Schemas['VoiceList'];
+
+type Query<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
+
+export type ModelListQuery = Query<'catalogue.models.list'>;
+export type TaskListQuery = Query<'tasks.list'>;
+export type BillingListQuery = Query<'billing.list'>;
+export type VoiceListQuery = Query<'voices.list'>;
+
+/** A page of a list: `{data, page, limit, has_more}`. */
+export interface Page<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  has_more: boolean;
+}
+
+export const TERMINAL_TASK_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled'];

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  Gensvc,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  uploadKey,
+} from '../src/index';
+
+/**
+ * A small HTTP server that plays the API's part in each test: a real socket, so the client's
+ * own fetch, headers, retries and dropped connections are exercised, not a stand-in fetch.
+ */
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer, n: number) => void;
+
+let server: Server;
+let baseUrl: string;
+let handler: Handler;
+let seen: Seen[];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      handler(req, res, body, seen.length);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  seen = [];
+});
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'X-Request-Id': 'req_test', ...headers });
+  res.end(JSON.stringify(body));
+};
+const apiErr = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) =>
+  json(res, status, { error: { code, message: `${code} happened`, request_id: `req_${code.toLowerCase()}` } }, headers);
+const client = (o: Partial<ConstructorParameters<typeof Gensvc>[0]> = {}) => new Gensvc({ baseUrl, apiKey: 'gsk_test', retryDelayMs: 5, ...o });
+const task = (id: string, status: string) => ({ id, status, cancellation: { status: 'none' }, settlement_status: 'reserved' });
+
+describe('retries', () => {
+  it('re-sends tasks.create after a dropped connection and a 503 with the same Idempotency-Key and body', async () => {
+    handler = (req, res, _body, n) => {
+      if (n === 1) return req.socket.destroy(); // the connection breaks before an answer
+      if (n === 2) return apiErr(res, 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '0' });
+      json(res, 202, task('task_1', 'queued'));
+    };
+    const created = await client().tasks.create({ quote_id: 'qt_1', title: 't' });
+    expect(created.id).toBe('task_1');
+    expect(seen).toHaveLength(3);
+    const keys = seen.map((s) => s.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^gensvc-sdk-[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(new Set(seen.map((s) => s.body.toString())).size).toBe(1);
+    expect(seen.every((s) => s.headers.authorization === 'Bearer gsk_test')).toBe(true);
+  });
+
+  it('keeps a given key, and a new call gets a new generated key', async () => {
+    handler = (_req, res) => json(res, 202, task('task_1', 'queued'));
+    await client().tasks.create({ quote_id: 'qt_1' }, { idempotencyKey: 'my-key-0001' });
+    await client().tasks.create({ quote_id: 'qt_1' });
+    await client().tasks.create({ quote_id: 'qt_1' });
+    expect(seen[0].headers['idempotency-key']).toBe('my-key-0001');
+    expect(seen[1].headers['idempotency-key']).not.toBe(seen[2].headers['idempotency-key']);
+  });
+
+  it('re-sends uploads.prepare with the same idempotency_key in the body', async () => {
+    handler = (req, res, _b, n) => (n < 3 ? req.socket.destroy() : json(res, 200, { upload_id: 'up_1', status: 'prepared' }));
+    const body = { name: 'a.txt', mime: 'text/plain', size: 1, checksum: 'a'.repeat(64), idempotency_key: 'file-key-1' };
+    await client().uploads.prepare(body);
+    expect(seen.map((s) => JSON.parse(s.body.toString()).idempotency_key)).toEqual(['file-key-1', 'file-key-1', 'file-key-1']);
+  });
+
+  it('waits Retry-After on 429 RATE_LIMITED, and stops after maxRetries', async () => {
+    handler = (_req, res) => apiErr(res, 429, 'RATE_LIMITED', { 'Retry-After': '0' });
+    const err = await client({ maxRetries: 3 }).wallet.get().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfter: 0 });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('never repeats a POST that carries no idempotency key (uploads.import)', async () => {
+    handler = (req) => req.socket.destroy();
+    await expect(client().uploads.import({ url: 'https://example.com/a.png', name: 'a.png' })).rejects.toBeInstanceOf(NetworkError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not retry a 4xx answer', async () => {
+    handler = (_req, res) => apiErr(res, 409, 'QUOTE_ALREADY_USED');
+    await expect(client().tasks.create({ quote_id: 'qt_1' })).rejects.toBeInstanceOf(ConflictError);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('errors', () => {
+  it.each([
+    [400, 'VALIDATION_ERROR', ValidationError],
+    [401, 'UNAUTHORIZED', AuthenticationError],
+    [404, 'NOT_FOUND', NotFoundError],
+    [409, 'IDEMPOTENCY_CONFLICT', ConflictError],
+    [500, 'INTERNAL', ServerError],
+  ])('maps %i %s to its class with code, status and request_id', async (status, code, Kind) => {
+    handler = (_req, res) => apiErr(res, status, code);
+    const err = (await client({ maxRetries: 0 }).tasks.get('task_x').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(Kind);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(status);
+    expect(err.code).toBe(code);
+    expect(err.message).toBe(`${code} happened`);
+    expect(err.request_id).toBe(`req_${code.toLowerCase()}`);
+    expect(err.requestId).toBe(err.request_id);
+    expect(JSON.parse(JSON.stringify(err))).toEqual({ error: { code, message: `${code} happened`, request_id: `req_${code.toLowerCase()}` } });
+  });
+
+  it('names a non-JSON error by its status and keeps the X-Request-Id header', async () => {
+    handler = (_req, res) => {
+      res.writeHead(502, { 'Content-Type': 'text/html', 'X-Request-Id': 'req_proxy' });
+      res.end('<html>bad gateway</html>');
+    };
+    const err = (await client({ maxRetries: 0 }).wallet.get().catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ status: 502, code: 'HTTP_502', requestId: 'req_proxy' });
+  });
+
+  it('sends no Authorization header to the catalogue, and a function credential otherwise', async () => {
+    handler = (_req, res) => json(res, 200, { data: [] });
+    let n = 0;
+    const c = client({ apiKey: () => `tok_${++n}` });
+    await c.models.list({ modality: 'image' });
+    await c.wallet.get();
+    expect(seen[0].headers.authorization).toBeUndefined();
+    expect(seen[0].url).toBe('/v1/models?modality=image');
+    expect(seen[1].headers.authorization).toBe('Bearer tok_1');
+  });
+});
+
+describe('tasks.wait and pages', () => {
+  it('polls with growing intervals until a terminal status, reporting each change', async () => {
+    const statuses = ['queued', 'queued', 'running', 'running', 'succeeded'];
+    handler = (_req, res, _b, n) => json(res, 200, task('task_1', statuses[n - 1]));
+    const updates: string[] = [];
+    const done = await client().tasks.wait('task_1', { intervalMs: 10, onUpdate: (t) => updates.push(t.status) });
+    expect(done.status).toBe('succeeded');
+    expect(updates).toEqual(['queued', 'running', 'succeeded']);
+    expect(seen).toHaveLength(5);
+  });
+
+  it('gives up with TimeoutError', async () => {
+    handler = (_req, res) => json(res, 200, task('task_1', 'running'));
+    await expect(client().tasks.wait('task_1', { intervalMs: 10, timeoutMs: 60 })).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('iterates every page until has_more is false', async () => {
+    handler = (req, res) => {
+      const page = Number(new URL(req.url!, baseUrl).searchParams.get('page'));
+      json(res, 200, { data: [task(`task_${page}a`, 'queued'), task(`task_${page}b`, 'queued')], page, limit: 2, has_more: page < 3 });
+    };
+    const ids: string[] = [];
+    for await (const t of client().tasks.iterate({ limit: 2, status: 'queued' })) ids.push(t.id);
+    expect(ids).toEqual(['task_1a', 'task_1b', 'task_2a', 'task_2b', 'task_3a', 'task_3b']);
+    expect(seen.map((s) => s.url)).toEqual(['/v1/tasks?limit=2&status=queued&page=1', '/v1/tasks?limit=2&status=queued&page=2', '/v1/tasks?limit=2&status=queued&page=3']);
+  });
+});
+
+describe('uploads.upload', () => {
+  jest.setTimeout(60_000); // the first MIME detection loads file-type (transformed once by Jest)
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+  /** prepare → PUT → complete, with `putFails` first PUTs cut off mid-way. */
+  function uploadServer(putFails: number, prepareStatus = 'prepared') {
+    let puts = 0;
+    const stored: Buffer[] = [];
+    handler = (req, res, body) => {
+      const url = new URL(req.url!, baseUrl);
+      if (url.pathname === '/v1/uploads/prepare') {
+        const b = JSON.parse(body.toString());
+        return json(res, 200, { upload_id: 'up_1', status: prepareStatus, name: b.name, mime: b.mime, size: b.size, checksum: b.checksum, upload: { url: `${baseUrl}/v1/uploads/up_1/content`, method: 'PUT', headers: { 'X-Upload-Token': 'tok' } } });
+      }
+      if (url.pathname === '/v1/uploads/up_1/content') {
+        puts++;
+        if (puts <= putFails) return req.socket.destroy();
+        stored.push(body);
+        return json(res, 200, { upload_id: 'up_1', status: 'uploaded' });
+      }
+      if (url.pathname === '/v1/uploads/up_1') return json(res, 200, { upload_id: 'up_1', status: 'uploading' });
+      if (url.pathname === '/v1/uploads/up_1/complete') return json(res, 200, { upload_id: 'up_1', status: 'completed', asset_id: 'ast_1' });
+      apiErr(res, 404, 'NOT_FOUND');
+    };
+    return { stored };
+  }
+
+  it('computes size, real MIME and SHA-256, then prepares, PUTs with progress and completes', async () => {
+    const { stored } = uploadServer(0);
+    const progress: number[] = [];
+    const up = await client().uploads.upload(png, { name: 'pixel.bin', onProgress: (p) => progress.push(p.loaded) });
+    expect(up).toMatchObject({ status: 'completed', asset_id: 'ast_1' });
+    const prepare = JSON.parse(seen[0].body.toString());
+    const checksum = createHash('sha256').update(png).digest('hex');
+    expect(prepare).toEqual({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum, idempotency_key: await uploadKey({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum }) });
+    const put = seen.find((s) => s.method === 'PUT')!;
+    expect(put.headers).toMatchObject({ 'x-upload-token': 'tok', 'content-type': 'image/png', 'content-length': String(png.length) });
+    expect(put.headers.authorization).toBeUndefined(); // the upload token is the only credential of the write
+    expect(Buffer.concat(stored)).toEqual(png);
+    expect(progress[progress.length - 1]).toBe(png.length);
+  });
+
+  it('re-sends the whole file after an interrupted PUT, under the same upload', async () => {
+    const { stored } = uploadServer(1);
+    const up = await client().uploads.upload(png, { name: 'pixel.png' });
+    expect(up.status).toBe('completed');
+    expect(seen.filter((s) => s.method === 'PUT')).toHaveLength(2);
+    expect(new Set(seen.filter((s) => s.url === '/v1/uploads/prepare').map((s) => JSON.parse(s.body.toString()).idempotency_key)).size).toBe(1);
+    expect(Buffer.concat(stored)).toEqual(png);
+  });
+
+  it('derives the same key for the same file, so a second call resumes instead of uploading twice', async () => {
+    uploadServer(0, 'completed');
+    const a = await client().uploads.upload(new TextEncoder().encode('hello\n'), { name: 'a.txt' });
+    const b = await client().uploads.upload(new TextEncoder().encode('hello\n'), { name: 'a.txt' });
+    expect(a.status).toBe('completed');
+    expect(b.status).toBe('completed');
+    const keys = seen.map((s) => JSON.parse(s.body.toString()));
+    expect(keys[0]).toMatchObject({ mime: 'text/plain' });
+    expect(keys[0].idempotency_key).toBe(keys[1].idempotency_key);
+    expect(seen.some((s) => s.method === 'PUT')).toBe(false);
+  });
+
+  it('detects JSON and refuses an empty file before any request', async () => {
+    uploadServer(0, 'completed');
+    await client().uploads.upload(new TextEncoder().encode(' {"a": [1]}'), { name: 'data' });
+    expect(JSON.parse(seen[0].body.toString()).mime).toBe('application/json');
+    await expect(client().uploads.upload(new Uint8Array(0), { name: 'empty.txt' })).rejects.toThrow(/1 byte to 64 MiB/);
+    expect(seen).toHaveLength(1);
+  });
+});
