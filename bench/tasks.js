@@ -137,6 +137,7 @@ function admin(env, ...argv) {
 
 async function account(s, credit) {
   const created = admin(s.env, 'account', 'create', '--name', 'bench', '--credit', credit);
+  agent.destroy(); // on a busy machine the admin CLI can outlast the server's keep-alive timeout
   const auth = { Authorization: `Bearer ${created.api_key}` };
   for (let i = 0; i < 50; i++) {
     if ((await request(s.port, 'GET', '/v1/wallet', auth)).status === 200) break;
