@@ -77,7 +77,7 @@ describe('OAuth 2.0 authorization server', () => {
     expect(tokens.scope).toBe('read');
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const principal = await principalOf(tokens.access_token);
-    expect(principal).toEqual({ accountId, kind: 'oauth', connectionId: expect.stringMatching(/^grant_/), scopes: ['read'] });
+    expect(principal).toEqual({ accountId, kind: 'oauth', connectionId: expect.stringMatching(/^grant_/), scopes: ['read'], clientId: expect.stringMatching(/^client_/) });
   });
 
   it('names the client and the scopes on the consent page, and its cookie is HttpOnly and SameSite=Lax', async () => {
@@ -99,8 +99,10 @@ describe('OAuth 2.0 authorization server', () => {
       .send({ action: 'login', ...login, transaction_id: field(page.text, 'transaction_id'), csrf_token: field(page.text, 'csrf_token') })
       .expect(200);
     expect(consent.text).toContain('Budget &lt;Tool&gt;');
-    expect(consent.text).toContain('<strong>create</strong>');
-    expect(consent.text).not.toContain('<strong>read</strong>');
+    // the scopes in plain words: create only, not read
+    expect(consent.text).toContain('<strong>Spend money and change your files</strong>');
+    expect(consent.text).not.toContain('<strong>See your account</strong>');
+    expect(consent.text).toContain('After your choice you will be sent to <code>http://127.0.0.1:9/callback</code>');
   });
 
   it('refuses a form post without the CSRF token', async () => {

@@ -110,7 +110,14 @@ describe('OpenAPI document', () => {
       if (/^\/health\/|^\/v1\/supplier-callbacks\//.test(r.path)) continue;
       const op = doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()];
       expect({ route: `${r.method} ${r.path}`, documented: !!op }).toEqual({ route: `${r.method} ${r.path}`, documented: true });
-      const expected = r.rule?.kind === 'scope' ? [{ bearer: [] }, { oauth2: [r.rule.scope] }] : r.rule?.kind === 'upload_token' ? [{ uploadToken: [] }] : [];
+      const expected =
+        r.rule?.kind === 'scope'
+          ? [{ bearer: [] }, { oauth2: [r.rule.scope] }]
+          : r.rule?.kind === 'console'
+            ? [{ oauth2: [r.rule.scope] }]
+            : r.rule?.kind === 'upload_token'
+              ? [{ uploadToken: [] }]
+              : [];
       expect(op.security).toEqual(expected);
     }
   });
@@ -250,6 +257,8 @@ describe('OpenAPI document', () => {
     check(await http().get(file).set('Range', 'bytes=0-1,4-5'));
     check(await http().get(file).set('If-None-Match', asset.body.checksum ? `"${asset.body.checksum}"` : '*'));
     check(await http().get(file.replace(/signature=[^&]+/, 'signature=AAAA')));
+    check(await http().get('/v1/assets?limit=5').set(key));
+    check(await http().get('/v1/assets?limit=0').set(key));
     check(await http().delete(`/v1/assets/${direct.body.id}`).set(key));
     check(await http().get(`/v1/assets/${direct.body.id}`).set(key));
 
@@ -272,6 +281,18 @@ describe('OpenAPI document', () => {
     check(await http().delete(`/v1/voices/${voiceTask.body.output.voice_id}`).set(key));
     check(await http().get('/v1/voices/voice_nope').set(key));
     check(await http().get('/v1/tasks?limit=100').set(key));
+
+    // API keys: only the console's own sign-in
+    const consoleLogin = await oauthToken(t, 'read create', undefined, { console: true });
+    const consoleAuth = bearer(consoleLogin.accessToken);
+    const newKey = check(await http().post('/v1/api-keys').set(consoleAuth).send({}));
+    expect(newKey.status).toBe(201);
+    check(await http().post('/v1/api-keys').set(key).send({}));
+    check(await http().post('/v1/api-keys').set(consoleAuth).send({ name: 'x' }));
+    check(await http().get('/v1/api-keys').set(consoleAuth));
+    check(await http().get('/v1/api-keys').set(key));
+    check(await http().delete(`/v1/api-keys/${newKey.body.id}`).set(consoleAuth));
+    check(await http().delete('/v1/api-keys/key_nope').set(consoleAuth));
 
     // The calls above reached every operation of the API with its main answers.
     const statuses = Object.fromEntries([...api.seen].map(([k, v]) => [k, [...v].sort()]));

@@ -31,11 +31,15 @@ const SPEC: Record<string, AccessRule> = {
   'GET /v1/uploads/:p': read,
   'PUT /v1/uploads/:p/content': upload,
   'POST /v1/uploads/:p/complete': create,
+  'GET /v1/assets': read,
   'GET /v1/assets/:p': read,
   'DELETE /v1/assets/:p': create,
   'GET /v1/voices': read,
   'GET /v1/voices/:p': read,
   'DELETE /v1/voices/:p': create,
+  'GET /v1/api-keys': { kind: 'console', scope: 'read' },
+  'POST /v1/api-keys': { kind: 'console', scope: 'create' },
+  'DELETE /v1/api-keys/:p': { kind: 'console', scope: 'create' },
   'GET /authorize': pub,
   'POST /authorize': pub,
   'POST /token': pub,
@@ -45,7 +49,7 @@ const SPEC: Record<string, AccessRule> = {
 
 const MISSING_ID = 'zz_missing';
 const keyOf = (r: RouteEntry) => `${r.method} ${r.path.replace(/:[^/]+/g, ':p')}`;
-const describeRule = (rule: AccessRule | undefined) => (!rule ? 'none' : rule.kind === 'scope' ? `scope:${rule.scope}` : rule.kind);
+const describeRule = (rule: AccessRule | undefined) => (!rule ? 'none' : rule.kind === 'scope' || rule.kind === 'console' ? `${rule.kind}:${rule.scope}` : rule.kind);
 
 describe('access rules of every route', () => {
   let t: TestApp;

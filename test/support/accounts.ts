@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { SubscriptionEngine } from '@gensvc/shared';
-import { AccountsService, OAuthClientsService } from '@gensvc/identity';
+import { AccountsService, CONSOLE_CLIENT_ID, OAuthClientsService } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import type { TestApp } from './test-app';
 
@@ -98,6 +98,7 @@ export async function oauthToken(
   t: TestApp,
   scope: string,
   account?: { accountId: string; email: string; password: string },
+  options: { console?: boolean } = {},
 ): Promise<TestOAuthToken> {
   let login = account;
   if (!login) {
@@ -106,7 +107,9 @@ export async function oauthToken(
     const a = await createAccount(t, { email, password });
     login = { accountId: a.accountId, email, password };
   }
-  const client = await createOAuthClient(t);
+  const client = options.console
+    ? { clientId: CONSOLE_CLIENT_ID, clientSecret: null, redirectUri: `${t.config.publicBaseUrl}/console/callback` }
+    : await createOAuthClient(t);
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const query = new URLSearchParams({
@@ -121,12 +124,10 @@ export async function oauthToken(
   const back = await authorizeInBrowser(t, `/authorize?${query}`, login);
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`authorization failed: ${back.search}`);
-  const res = await t
-    .http()
-    .post('/token')
-    .type('form')
-    .auth(client.clientId, client.clientSecret!)
-    .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier })
+  let token = t.http().post('/token').type('form');
+  if (client.clientSecret) token = token.auth(client.clientId, client.clientSecret);
+  const res = await token
+    .send({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier, ...(client.clientSecret ? {} : { client_id: client.clientId }) })
     .expect(200);
   return { accountId: login.accountId, accessToken: res.body.access_token, refreshToken: res.body.refresh_token, scope: res.body.scope, clientId: client.clientId };
 }

@@ -19,11 +19,11 @@ export interface TestApp {
  * Starts the whole HTTP app on embedded stores in a fresh data directory (or the given one,
  * to test restarts). `env` overrides configuration variables.
  */
-export async function startTestApp(options: { env?: Record<string, string>; dataDir?: string; overrides?: AppOverrides } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Record<string, string>; dataDir?: string; overrides?: AppOverrides; port?: number } = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gensvc-e2e-'));
   const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '50', ...options.env, DATA_DIR: dataDir });
   const app = await createApp(config, options.overrides);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(options.port ?? 0, '127.0.0.1');
   const server = app.getHttpServer();
   return {
     app,

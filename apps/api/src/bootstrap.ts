@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
 import { AppModule, type AppOverrides } from './app.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { consoleStatic } from './console/console-static';
 import { bodyParsers } from './http/body-parsers';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -24,6 +25,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger));

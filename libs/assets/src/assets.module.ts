@@ -10,7 +10,7 @@ import { UploadAssetsReactor } from './application/background/upload-assets.reac
 import { UploadExpiryJob } from './application/background/upload-expiry.job';
 import { ImportNetwork } from './application/import/import-network';
 import { ImportService } from './application/import/import.service';
-import { TaskAssetRefsProjection, UploadsProjection } from './application/read-models';
+import { AssetListProjection, TaskAssetRefsProjection, UploadsProjection } from './application/read-models';
 import { FileServer } from './application/serve-file/file-server';
 import { ReceiveSlots } from './application/uploads/receive-slots';
 import { UploadsService } from './application/uploads/uploads.service';
@@ -50,6 +50,7 @@ export class AssetsModule {
         { provide: AssetRegistry, useExisting: AssetRegistryService },
         UploadsProjection,
         TaskAssetRefsProjection,
+        AssetListProjection,
         StorageCleanupReactor,
         UploadAssetsReactor,
         UploadExpiryJob,

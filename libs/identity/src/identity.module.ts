@@ -5,6 +5,7 @@ import { Authenticator } from './application/authenticator';
 import { AccessTokensProjection, AccountsProjection, ApiKeysProjection, OAuthGrantsProjection } from './application/identity.projections';
 import { OAuthService } from './application/oauth.service';
 import { OAuthController } from './api/oauth.controller';
+import { ApiKeysController } from './api/api-keys.controller';
 import { OAuthClientsService } from './application/oauth-clients.service';
 import { SignedUploadTokens } from './application/upload-tokens.service';
 import { AccessGuard } from './api/access.guard';
@@ -17,7 +18,7 @@ import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-
  */
 @Global()
 @Module({
-  controllers: [OAuthController],
+  controllers: [OAuthController, ApiKeysController],
   providers: [
     { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
     AccountsService,

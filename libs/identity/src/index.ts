@@ -6,3 +6,4 @@ export { accessRuleOf } from './api/access.guard';
 export { OAuthClientsService, type OAuthClient } from './application/oauth-clients.service';
 export { OAuthService, type TokenResponse } from './application/oauth.service';
 export { routeTable, type RouteEntry } from './api/route-table';
+export { CONSOLE_CLIENT_ID, CONSOLE_CLIENT_NAME } from './application/console-client';

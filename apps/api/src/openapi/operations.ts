@@ -142,6 +142,34 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: json('the wallet', ref('Wallet')) },
     errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'INTERNAL'],
   },
+  'GET /v1/api-keys': {
+    operationId: 'api_keys.list',
+    summary: "List the account's API keys (web console sign-in only)",
+    tag: 'API keys',
+    description: "Answers only to an OAuth access token of the service's own web console client; an API key or another application's token gets 403 INSUFFICIENT_SCOPE.",
+    query: [
+      { name: 'page', description: 'page number', schema: { type: 'integer', minimum: 1, maximum: 100000, default: 1 } },
+      { name: 'limit', description: 'items per page', schema: { type: 'integer', minimum: 1, maximum: 100, default: 30 } },
+    ],
+    responses: { 200: json('a page of API keys', ref('ApiKeyList')) },
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'INTERNAL'],
+  },
+  'POST /v1/api-keys': {
+    operationId: 'api_keys.create',
+    summary: 'Create an API key, shown once (web console sign-in only)',
+    tag: 'API keys',
+    description: 'Body: an empty JSON object. The key is in this answer only.',
+    responses: { 201: json('the new key with its secret', ref('ApiKeyCreated')) },
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL'],
+  },
+  'DELETE /v1/api-keys/:id': {
+    operationId: 'api_keys.revoke',
+    summary: 'Revoke an API key at once (web console sign-in only)',
+    tag: 'API keys',
+    description: 'Repeating it is harmless. A key of another account is 404.',
+    responses: { 200: json('the revoked key', ref('ApiKey')) },
+    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
+  },
   'GET /v1/billing': {
     operationId: 'billing.list',
     summary: 'List the bills of the caller\'s tasks',
@@ -250,6 +278,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'UPLOAD_CONTENT_MISMATCH',
       'INTERNAL',
     ],
+  },
+  'GET /v1/assets': {
+    operationId: 'assets.list',
+    summary: "List the caller's assets, newest first, with fresh links",
+    tag: 'Assets',
+    query: [
+      { name: 'page', description: 'page number', schema: { type: 'integer', minimum: 1, maximum: 100000, default: 1 } },
+      { name: 'limit', description: 'items per page', schema: { type: 'integer', minimum: 1, maximum: 100, default: 30 } },
+      { name: 'q', description: 'part of the file name (case-insensitive)', schema: { type: 'string', maxLength: 200 } },
+    ],
+    responses: { 200: json('a page of assets', ref('AssetList')) },
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'INTERNAL'],
   },
   'GET /v1/assets/:id': {
     operationId: 'assets.get',

@@ -12,6 +12,13 @@ export class AssetsController {
     private readonly files: FileServer,
   ) {}
 
+  @Get()
+  @RequireScope('read')
+  @Operation('assets.list', "List the caller's assets, newest first, with fresh signed links")
+  list(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
+    return this.assets.list(p.accountId, query);
+  }
+
   @Get(':id')
   @RequireScope('read')
   @Operation('assets.get', 'Read an asset with fresh signed links')

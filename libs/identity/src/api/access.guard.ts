@@ -6,6 +6,7 @@ import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { ACCESS_RULE, AppError, RequestContexts, type AccessRule, type Principal } from '@gensvc/shared';
 import { Authenticator } from '../application/authenticator';
 import { SignedUploadTokens } from '../application/upload-tokens.service';
+import { CONSOLE_CLIENT_ID } from '../application/console-client';
 
 const REALM = 'gensvc';
 
@@ -54,6 +55,19 @@ export class AccessGuard implements CanActivate {
       }
       case 'scope': {
         const principal = await this.bearer(req, context.switchToHttp().getResponse<Response>());
+        if (!principal.scopes.includes(rule.scope)) {
+          throw new AppError('INSUFFICIENT_SCOPE', `this endpoint needs the ${rule.scope} scope`, {
+            'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${rule.scope}"`,
+          });
+        }
+        this.accept(req, principal);
+        return true;
+      }
+      case 'console': {
+        const principal = await this.bearer(req, context.switchToHttp().getResponse<Response>());
+        if (principal.kind !== 'oauth' || principal.clientId !== CONSOLE_CLIENT_ID) {
+          throw new AppError('INSUFFICIENT_SCOPE', 'this endpoint answers only to a sign-in of the web console (not to an API key or another application)');
+        }
         if (!principal.scopes.includes(rule.scope)) {
           throw new AppError('INSUFFICIENT_SCOPE', `this endpoint needs the ${rule.scope} scope`, {
             'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${rule.scope}"`,

@@ -204,7 +204,7 @@ export class OAuthController {
       if (!accountId) {
         const client = await this.clients.find(txn.client);
         res.status(401).type('html').send(
-          loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: 'Email or password is wrong.', email: String(body.email ?? '') }),
+          loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: 'Email or password is wrong.', email: String(body.email ?? ''), redirectUri: txn.redirectURI }),
         );
         return;
       }
@@ -213,6 +213,14 @@ export class OAuthController {
       await new Promise<void>((resolve, reject) => req.session.regenerate((e) => (e ? reject(e) : resolve())));
       req.session.authorize = pending;
       req.session.accountId = accountId;
+      await this.renderStep(req, res, tid);
+      return;
+    }
+    if (action === 'switch') {
+      // "Use another account": forget the signed-in account, keep the pending request.
+      const pending = req.session.authorize;
+      await new Promise<void>((resolve, reject) => req.session.regenerate((e) => (e ? reject(e) : resolve())));
+      req.session.authorize = pending;
       await this.renderStep(req, res, tid);
       return;
     }
@@ -299,10 +307,10 @@ export class OAuthController {
     const csrf = this.csrf(req);
     if (!account) {
       req.session.accountId = undefined;
-      res.status(200).type('html').send(loginPage({ clientName: client.name, transactionId: tid, csrf }));
+      res.status(200).type('html').send(loginPage({ clientName: client.name, transactionId: tid, csrf, redirectUri: txn.redirectURI }));
       return;
     }
-    res.status(200).type('html').send(consentPage({ clientName: client.name, accountName: account.email ?? account.name, scopes: txn.req.scope ?? [], transactionId: tid, csrf }));
+    res.status(200).type('html').send(consentPage({ clientName: client.name, accountName: account.email ?? account.name, scopes: txn.req.scope ?? [], transactionId: tid, csrf, redirectUri: txn.redirectURI }));
   }
 
   private authorizeError(req: OAuthRequest, res: Response, err: unknown): void {

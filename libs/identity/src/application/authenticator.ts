@@ -31,7 +31,7 @@ export class Authenticator {
       if (Date.parse(doc.expires_at) <= this.clock.now().getTime()) return null;
       if (!(await this.grantActive(doc.grant_id, doc.account_id))) return null;
       const scopes = doc.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
-      return { accountId: doc.account_id, kind: 'oauth', connectionId: doc.grant_id, scopes };
+      return { accountId: doc.account_id, kind: 'oauth', connectionId: doc.grant_id, scopes, clientId: doc.client_id };
     }
     return null;
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, EventStore, handleCommand, loadAggregate, newId, newSecret, streamName } from '@gensvc/shared';
+import { AppConfig, Clock, EventStore, handleCommand, loadAggregate, newId, newSecret, streamName } from '@gensvc/shared';
 import { hashSecret, secretMatches } from '../domain/credentials';
 import { oauthClientDecider, type OAuthClientState } from '../domain/oauth-client';
+import { CONSOLE_CLIENT_ID, consoleClient } from './console-client';
 
 export type OAuthClient = Extract<OAuthClientState, { status: 'active' }>;
 
@@ -13,6 +14,7 @@ export class OAuthClientsService {
   constructor(
     private readonly events: EventStore,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   async register(input: { name: string; redirectUri: string; public: boolean }): Promise<{ clientId: string; clientSecret: string | null; position: bigint }> {
@@ -32,6 +34,7 @@ export class OAuthClientsService {
 
   async find(clientId: unknown): Promise<OAuthClient | null> {
     if (typeof clientId !== 'string' || !/^client_[0-9a-z]{10,40}$/.test(clientId)) return null;
+    if (clientId === CONSOLE_CLIENT_ID) return consoleClient(this.config.publicBaseUrl);
     const { state } = await loadAggregate(this.events, oauthClientStream(clientId), oauthClientDecider);
     return state.status === 'active' ? state : null;
   }

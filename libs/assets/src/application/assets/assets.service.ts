@@ -5,7 +5,8 @@ import { ASSET_STREAM, assetDecider, type AssetSource } from '../../domain/asset
 import { decodeFileNameHeader } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { acceptedContentType } from '../../domain/media-types';
-import { TASK_ASSET_REFS, type TaskAssetRefDoc } from '../read-models';
+import { ASSET_LIST, TASK_ASSET_REFS, type AssetListDoc, type TaskAssetRefDoc } from '../read-models';
+import { AssetLinks } from './asset-links';
 import type { InspectionTarget } from '../content-inspector';
 import { storeInspected } from '../store-inspected';
 import { ReceiveSlots } from '../uploads/receive-slots';
@@ -29,7 +30,44 @@ export class AssetsService {
     private readonly limits: UploadLimits,
     private readonly slots: ReceiveSlots,
     private readonly records: AssetRecords,
+    private readonly links: AssetLinks,
   ) {}
+
+  /** The account's assets, newest first, with fresh links (GET /v1/assets). */
+  async list(accountId: string, query: Record<string, unknown>): Promise<{ data: (AssetView & { source: string; task_id: string | null })[]; page: number; limit: number; has_more: boolean }> {
+    const int = (name: string, max: number, fallback: number): number => {
+      const raw = query[name];
+      if (raw === undefined) return fallback;
+      if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new AppError('VALIDATION_ERROR', `${name}: must be an integer from 1 to ${max}`);
+      return Number(raw);
+    };
+    for (const k of Object.keys(query)) if (!['page', 'limit', 'q'].includes(k)) throw new AppError('VALIDATION_ERROR', `${k}: unknown query parameter`);
+    const page = int('page', 100000, 1);
+    const limit = int('limit', 100, 30);
+    const q = query.q;
+    if (q !== undefined && (typeof q !== 'string' || q.length > 200)) throw new AppError('VALIDATION_ERROR', 'q: must be a string of at most 200 characters');
+    const filter: Record<string, unknown> = { account_id: accountId, status: 'active' };
+    if (q) filter.name = { $regex: q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
+    const docs = await this.readStore.collection<AssetListDoc>(ASSET_LIST).find(filter, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * limit, limit: limit + 1 });
+    const data = docs.slice(0, limit).map((d) => {
+      const links = this.links.issue(d._id);
+      return {
+        id: d._id,
+        name: d.name,
+        mime: d.mime,
+        size: d.size,
+        checksum: d.checksum,
+        created_at: d.created_at,
+        url: links.url,
+        download_url: links.download_url,
+        download_name: d.name,
+        links_expire_at: links.links_expire_at,
+        source: d.source,
+        task_id: d.task_id,
+      };
+    });
+    return { data, page, limit, has_more: docs.length > limit };
+  }
 
   async get(accountId: string, assetId: string): Promise<AssetView> {
     const asset = await this.records.findActive(accountId, assetId);

@@ -1,0 +1,20 @@
+/**
+ * Component level: the web console's components and pure helpers in jsdom (Preact, Testing
+ * Library). The browser end-to-end test of the console runs in the e2e level with Chromium.
+ */
+module.exports = {
+  rootDir: __dirname,
+  displayName: 'console',
+  testEnvironment: 'jsdom',
+  testMatch: ['<rootDir>/apps/console/src/**/*.spec.tsx', '<rootDir>/apps/console/src/**/*.spec.ts'],
+  moduleFileExtensions: ['tsx', 'ts', 'js', 'mjs', 'cjs', 'json'],
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/apps/console/tsconfig.jest.json', diagnostics: false }],
+    // Preact 11 ships only ES modules: turned into CommonJS for Jest on Node 20.
+    '^.+\\.m?js$': ['babel-jest', { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(preact|@testing-library/preact)/)'],
+  testEnvironmentOptions: { customExportConditions: ['require', 'default'] },
+  moduleNameMapper: { '\\.css$': '<rootDir>/apps/console/src/testing/empty.js' },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
