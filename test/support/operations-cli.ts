@@ -16,7 +16,7 @@ export const CLIENT_CLI = join(ROOT, 'apps', 'cli', 'bin', 'gensvc.js');
  */
 export function buildApps(entry: string): void {
   const nest = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
-  void nest; void spawnSync;
+  spawnSync('flock', ['/tmp/gensvc-e2e-build.lock', process.execPath, nest, 'build', 'api'], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
   if (!existsSync(entry)) throw new Error(`${entry} did not build`);
 }
 
