@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
+import { AppConfig, SubscriptionEngine, createLogger, runsBackgroundWork, servesApi } from '@gensvc/shared';
 import { AppModule, type AppOverrides } from './app.module';
+import type { NextFunction, Request, Response } from 'express';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { consoleStatic } from './console/console-static';
+import { sendError } from './http/error-response';
 import { bodyParsers } from './http/body-parsers';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -25,12 +27,21 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  if (!servesApi(config.processRole)) app.use(healthOnly);
   app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger));
   app.enableShutdownHooks();
   await app.init();
-  await app.get(SubscriptionEngine).start();
+  // Every role projects (reads and read-your-writes need the read models); reactors run
+  // only where background work runs.
+  await app.get(SubscriptionEngine).start({ reactors: runsBackgroundWork(config.processRole) });
   return app;
+}
+
+/** A worker serves only its health (metrics are on the admin port). */
+function healthOnly(req: Request, res: Response, next: NextFunction): void {
+  if (req.path === '/health/live' || req.path === '/health/ready') return next();
+  sendError(res, 404, 'NOT_FOUND', 'this process serves only /health/live and /health/ready (PROCESS_ROLE=worker)');
 }

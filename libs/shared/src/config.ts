@@ -27,11 +27,25 @@ export class AppConfig {
   readonly adminPort!: number;
   /** JSON body limit in bytes. */
   readonly jsonBodyLimit!: number;
+  /**
+   * What this process does (CONTRACT §13): `all` serves HTTP and runs the background work;
+   * `api` serves HTTP only; `worker` runs reactors, supplier jobs and timers and serves only
+   * health and metrics. Every role keeps the projections its reads need.
+   */
+  readonly processRole!: ProcessRole;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
   }
 }
+
+export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+/** Whether a process of this role serves the public HTTP API. */
+export const servesApi = (role: ProcessRole): boolean => role !== 'worker';
+/** Whether a process of this role runs reactors, supplier jobs and background timers. */
+export const runsBackgroundWork = (role: ProcessRole): boolean => role !== 'api';
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -68,6 +82,26 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/**
+ * EVENTSTORE_URL as the EventStoreDB client library parses it (`esdb://` or
+ * `esdb+discover://`), so a value the client would refuse stops the start here, with the
+ * variable's name, rather than at the first connection.
+ */
+function eventStoreUrl(env: Env): string | undefined {
+  const raw = env.EVENTSTORE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseConnectionString } = require('@eventstore/db-client/dist/Client/parseConnectionString') as {
+    parseConnectionString(s: string): unknown;
+  };
+  try {
+    parseConnectionString(raw);
+  } catch (err) {
+    throw new ConfigError('EVENTSTORE_URL', `is not a connection string the EventStoreDB client accepts: ${(err as Error).message}`);
+  }
+  return raw;
+}
+
 /** Reads the signing secret from SIGNING_SECRET, else from (or into) DATA_DIR/signing.key. */
 function signingSecret(env: Env, dataDir: string): string {
   const raw = env.SIGNING_SECRET;
@@ -85,6 +119,12 @@ function signingSecret(env: Env, dataDir: string): string {
   } catch {
     return readFileSync(file, 'utf8').trim(); // another process wrote it first
   }
+}
+
+function processRole(env: Env): ProcessRole {
+  const raw = env.PROCESS_ROLE || 'all';
+  if (!(PROCESS_ROLES as readonly string[]).includes(raw)) throw new ConfigError('PROCESS_ROLE', `must be one of ${PROCESS_ROLES.join(', ')}`);
+  return raw as ProcessRole;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -117,7 +157,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     logLevel,
     signingSecret: signingSecret(env, dataDir),
-    eventStoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']),
+    eventStoreUrl: eventStoreUrl(env),
     mongoUrl: url(env, 'MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     mongoDb: env.MONGO_DB || 'gensvc',
     readCacheMb: envInt(env, 'READ_CACHE_MB', 64, 1, 65_536),
@@ -127,5 +167,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken: env.ADMIN_TOKEN || undefined,
     adminPort: envInt(env, 'ADMIN_PORT', 3001, 0, 65535),
     jsonBodyLimit: envInt(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
+    processRole: processRole(env),
   });
 }

@@ -28,7 +28,7 @@ const counter = () =>
   });
 
 async function close(s: Stores) {
-  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close()]);
+  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close(), s.leases.close()]);
 }
 
 describe('createStores', () => {
