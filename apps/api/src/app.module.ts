@@ -4,6 +4,7 @@ import { AppConfig, Clock, StorageModule } from '@gensvc/shared';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
+import { McpModule } from './mcp/mcp.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { AssetsModule, type AssetsOptions } from '@gensvc/assets';
 import { VoicesModule } from '@gensvc/voices';
@@ -24,7 +25,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule],
+      imports: [StorageModule.forRoot(config, overrides), CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule],
     };
   }
 }

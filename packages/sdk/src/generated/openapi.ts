@@ -141,6 +141,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's API keys (web console sign-in only)
+         * @description Answers only to an OAuth access token of the service's own web console client; an API key or another application's token gets 403 INSUFFICIENT_SCOPE.
+         */
+        get: operations["api_keys.list"];
+        put?: never;
+        /**
+         * Create an API key, shown once (web console sign-in only)
+         * @description Body: an empty JSON object. The key is in this answer only.
+         */
+        post: operations["api_keys.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key at once (web console sign-in only)
+         * @description Repeating it is harmless. A key of another account is 404.
+         */
+        delete: operations["api_keys.revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -260,6 +304,23 @@ export interface paths {
         put?: never;
         /** Complete an upload: register its asset */
         post: operations["assets.upload.complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's assets, newest first, with fresh links */
+        get: operations["assets.list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -444,6 +505,62 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp (RFC 9728) */
+        get: operations["mcp.resource_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728) */
+        get: operations["mcp.resource_metadata.path"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: 405 (stateless endpoint, no standalone SSE stream) */
+        get: operations["mcp.get"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents
+         * @description One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.
+         */
+        post: operations["mcp.post"];
+        /** Not offered: 405 (stateless endpoint, no session to end) */
+        delete: operations["mcp.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -719,6 +836,45 @@ export interface components {
              */
             available: string;
         };
+        /** @description An account API key (its secret is shown only when it is created). */
+        ApiKey: {
+            /** @description the key id (the part of the key before its secret) */
+            id: string;
+            /** @enum {unknown} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @description when it was issued
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when it was revoked
+             */
+            revoked_at: string | null;
+        };
+        /** @description A page of API keys, newest first. */
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+            page: number;
+            limit: number;
+            has_more: boolean;
+        };
+        /** @description A new API key with its secret. */
+        ApiKeyCreated: {
+            /** @description the key id */
+            id: string;
+            /** @constant */
+            status: "active";
+            /**
+             * Format: date-time
+             * @description when it was issued
+             */
+            created_at: string;
+            revoked_at: null;
+            /** @description the key itself, shown only in this answer (only its hash is stored) */
+            api_key: string;
+        };
         /** @description An upload (prepare, status read, content write and complete all answer this shape). */
         Upload: {
             /** @description upload id */
@@ -791,6 +947,50 @@ export interface components {
              * @description when url and download_url expire
              */
             links_expire_at: string;
+        };
+        /** @description An asset of the list: the asset object plus where it came from. */
+        AssetListItem: {
+            /** @description stable asset id */
+            id: string;
+            name: string;
+            /** @enum {unknown} */
+            mime: "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
+            size: number;
+            /** @description SHA-256, lowercase hex */
+            checksum: string;
+            /**
+             * Format: date-time
+             * @description registration time
+             */
+            created_at: string;
+            /**
+             * Format: uri
+             * @description signed preview link (inline), no credential needed, valid one hour
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description signed download link (attachment), valid one hour
+             */
+            download_url: string;
+            /** @description file name of the download */
+            download_name: string;
+            /**
+             * Format: date-time
+             * @description when url and download_url expire
+             */
+            links_expire_at: string;
+            /** @enum {unknown} */
+            source: "upload" | "direct" | "import" | "task_output";
+            /** @description the task whose output it is */
+            task_id: string | null;
+        };
+        /** @description A page of assets, newest first. */
+        AssetList: {
+            data: components["schemas"]["AssetListItem"][];
+            page: number;
+            limit: number;
+            has_more: boolean;
         };
         /** @description A deleted asset. */
         AssetDeleted: {
@@ -1399,6 +1599,284 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    "api_keys.list": {
+        parameters: {
+            query?: {
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of API keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "api_keys.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new key with its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "api_keys.revoke": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the revoked key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -2311,6 +2789,98 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "UPLOAD_CONTENT_MISMATCH";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "assets.list": {
+        parameters: {
+            query?: {
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
+                /** @description part of the file name (case-insensitive) */
+                q?: string;
+            };
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of assets */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetList"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -3807,6 +4377,139 @@ export interface operations {
                             code?: "INTERNAL";
                         };
                     } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata.path": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the same metadata */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.post": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON-RPC 2.0 message of the Model Context Protocol */
+        requestBody?: {
+            content: {
+                "*/*"?: never;
+            };
+        };
+        responses: {
+            /** @description the JSON-RPC answer (text/event-stream or application/json) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description a notification or response was accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "mcp.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
