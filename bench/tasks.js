@@ -140,7 +140,9 @@ async function account(s, credit) {
   agent.destroy(); // on a busy machine the admin CLI can outlast the server's keep-alive timeout
   const auth = { Authorization: `Bearer ${created.api_key}` };
   for (let i = 0; i < 50; i++) {
-    if ((await request(s.port, 'GET', '/v1/wallet', auth)).status === 200) break;
+    // A keep-alive socket the server closed while the admin CLI ran (slow on a busy machine)
+    // ends in "socket hang up": only a retry, this request changes nothing.
+    if ((await request(s.port, 'GET', '/v1/wallet', auth).catch(() => ({ status: 0 }))).status === 200) break;
     await sleep(100);
   }
   return { accountId: created.account_id, auth };

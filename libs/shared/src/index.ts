@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './money';
 export * from './ids';
+export * from './keyed-lock';
 export * from './clock';
 export * from './config';
 export * from './logger';
@@ -9,6 +10,7 @@ export * from './event-sourcing/event';
 export * from './event-sourcing/event-store.port';
 export * from './event-sourcing/upcasters';
 export * from './event-sourcing/decider';
+export * from './event-sourcing/workflow';
 export * from './event-sourcing/command-handler';
 export * from './event-sourcing/projection';
 export * from './event-sourcing/reactor';

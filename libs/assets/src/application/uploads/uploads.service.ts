@@ -8,6 +8,7 @@ import {
   BlobStore,
   Clock,
   EventStore,
+  KeyedLock,
   LeaseBusyError,
   LeaseStore,
   ReadStore,
@@ -67,22 +68,6 @@ export function uploadIdFor(accountId: string, idempotencyKey: string): string {
   return `up_${createHash('sha256').update(`upload\n${accountId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}`;
 }
 
-/** Runs work for one key at a time (per account: the session count and the prepare). */
-class KeyedLock {
-  private readonly tails = new Map<string, Promise<unknown>>();
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    try {
-      return await next;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
-
 /**
  * Prepared uploads: prepare, content write (PUT), complete, status read. The spec's
  * "Upload" state table and Uploads rules 1–11.
@@ -90,6 +75,7 @@ class KeyedLock {
 @Injectable()
 export class UploadsService implements OnModuleInit {
   private readonly logger = new Logger('Uploads');
+  /** Per account: the session count and the prepare run one at a time. */
   private readonly accountLocks = new KeyedLock();
 
   constructor(
