@@ -18,6 +18,8 @@ export class AppConfig {
   readonly eventStoreUrl?: string;
   readonly mongoUrl?: string;
   readonly mongoDb!: string;
+  /** Page cache of the embedded read store (`DATA_DIR/read.db`) in MiB. */
+  readonly readCacheMb!: number;
   readonly s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
   readonly localSupplierDelayMs!: number;
   readonly accessTokenTtlSeconds!: number;
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventStoreUrl: eventStoreUrl(env),
     mongoUrl: url(env, 'MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     mongoDb: env.MONGO_DB || 'gensvc',
+    readCacheMb: envInt(env, 'READ_CACHE_MB', 64, 1, 65_536),
     s3,
     localSupplierDelayMs: envInt(env, 'LOCAL_SUPPLIER_DELAY_MS', 1000, 0, 600_000),
     accessTokenTtlSeconds: envInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),

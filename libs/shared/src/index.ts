@@ -18,7 +18,7 @@ export * from './event-sourcing/engine';
 export * from './event-sourcing/sqlite-event-store';
 export * from './event-sourcing/esdb-event-store';
 export * from './read-store/read-store.port';
-export * from './read-store/memory-read-store';
+export * from './read-store/sqlite-read-store';
 export * from './read-store/documents';
 export { filterMatcher } from './read-store/simple-filter';
 export * from './read-store/mongo-read-store';

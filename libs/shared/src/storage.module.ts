@@ -10,9 +10,9 @@ import { SubscriptionEngine } from './event-sourcing/engine';
 import { CheckpointStore, EventStore } from './event-sourcing/event-store.port';
 import { EsdbEventStore } from './event-sourcing/esdb-event-store';
 import { SqliteCheckpointStore, SqliteEventStore } from './event-sourcing/sqlite-event-store';
-import { MemoryReadStore } from './read-store/memory-read-store';
 import { MongoCheckpointStore, MongoReadStore } from './read-store/mongo-read-store';
 import { ReadStore } from './read-store/read-store.port';
+import { SqliteReadStore } from './read-store/sqlite-read-store';
 import { LeaseStore } from './leases/lease-store.port';
 import { ReadStoreLeaseStore } from './leases/read-store-lease-store';
 import { SqliteLeaseStore } from './leases/sqlite-lease-store';
@@ -22,7 +22,7 @@ export type Stores = Awaited<ReturnType<typeof createStores>>;
 /**
  * Builds the event store, checkpoint store, read store and blob store the config asks for:
  * EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR; MongoDB when MONGO_URL
- * is set (read models and their checkpoints persist), else memory (rebuilt at start); MinIO
+ * is set, else SQLite in DATA_DIR/read.db (read models and their checkpoints persist either way); MinIO
  * when S3_* are set, else files under DATA_DIR/blobs. Reactor checkpoints live with the
  * events on SQLite, in MongoDB when it is configured, else in DATA_DIR/checkpoints.db.
  */
@@ -42,7 +42,7 @@ export async function createStores(config: AppConfig): Promise<{
       opened.push(mongo);
       readStore = mongo;
     } else {
-      readStore = new MemoryReadStore();
+      readStore = opening(SqliteReadStore.open(join(config.dataDir, 'read.db'), { cacheMb: config.readCacheMb }), opened);
     }
     let events: EventStore;
     let checkpoints: CheckpointStore;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leaseStoreContract } from '../testing/contracts/lease-store.contract';
-import { MemoryReadStore } from '../read-store/memory-read-store';
+import { SqliteReadStore } from '../read-store/sqlite-read-store';
 import { MongoReadStore } from '../read-store/mongo-read-store';
 import { ReadStoreLeaseStore } from './read-store-lease-store';
 import { SqliteLeaseStore } from './sqlite-lease-store';
@@ -26,7 +26,7 @@ leaseStoreContract('SQLite file (embedded; two connections as two processes)', a
 
 leaseStoreContract('read store (in-memory, one process)', async () => {
   const c = clock();
-  const store = new MemoryReadStore();
+  const store = SqliteReadStore.open(':memory:');
   return { a: new ReadStoreLeaseStore(store, 'leases', c.now), b: new ReadStoreLeaseStore(store, 'leases', c.now), advance: c.advance };
 });
 
