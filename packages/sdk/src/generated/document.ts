@@ -6949,23 +6949,167 @@ export const document: OpenApiDocument = {
         }
       }
     },
-    "/v1/webhook-endpoints": {
-      "post": {
-        "operationId": "webhooks.endpoints.create",
-        "summary": "Create a webhook endpoint (the secret is shown only here)",
+    "/.well-known/oauth-protected-resource": {
+      "get": {
+        "operationId": "mcp.resource_metadata",
+        "summary": "OAuth 2.0 protected resource metadata of /mcp (RFC 9728)",
         "tags": [
-          "Webhooks"
+          "MCP"
         ],
-        "security": [
+        "security": [],
+        "parameters": [
           {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "create"
-            ]
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+            }
           }
         ],
+        "responses": {
+          "200": {
+            "description": "the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/.well-known/oauth-protected-resource/mcp": {
+      "get": {
+        "operationId": "mcp.resource_metadata.path",
+        "summary": "OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the same metadata",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/mcp": {
+      "get": {
+        "operationId": "mcp.get",
+        "summary": "Not offered: 405 (stateless endpoint, no standalone SSE stream)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+            }
+          }
+        ],
+        "responses": {
+          "405": {
+            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "mcp.delete",
+        "summary": "Not offered: 405 (stateless endpoint, no session to end)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+            }
+          }
+        ],
+        "responses": {
+          "405": {
+            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "mcp.post",
+        "summary": "MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents",
+        "description": "One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
         "parameters": [
           {
             "name": "X-Request-Id",
@@ -6979,272 +7123,12 @@ export const document: OpenApiDocument = {
           }
         ],
         "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/CreateWebhookEndpointDto"
-              }
-            }
-          }
+          "type": "object",
+          "description": "a JSON-RPC 2.0 message of the Model Context Protocol"
         },
         "responses": {
-          "201": {
-            "description": "the endpoint with its secret",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookEndpoint"
-                }
-              }
-            }
-          },
-          "400": {
-            "description": "VALIDATION_ERROR",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "VALIDATION_ERROR"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "415": {
-            "description": "UNSUPPORTED_MEDIA_TYPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNSUPPORTED_MEDIA_TYPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "422": {
-            "description": "WEBHOOK_URL_FORBIDDEN, WEBHOOK_ENDPOINT_LIMIT_REACHED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "WEBHOOK_URL_FORBIDDEN",
-                            "WEBHOOK_ENDPOINT_LIMIT_REACHED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "get": {
-        "operationId": "webhooks.endpoints.list",
-        "summary": "List the caller's webhook endpoints",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "read"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "page",
-            "in": "query",
-            "required": false,
-            "description": "page",
-            "schema": {
-              "maximum": 100000,
-              "minimum": 1,
-              "type": "integer"
-            }
-          },
-          {
-            "name": "limit",
-            "in": "query",
-            "required": false,
-            "description": "limit",
-            "schema": {
-              "maximum": 100,
-              "minimum": 1,
-              "type": "integer"
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
           "200": {
-            "description": "a page of endpoints, newest first",
+            "description": "the JSON-RPC answer (text/event-stream or application/json)",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -7253,1144 +7137,16 @@ export const document: OpenApiDocument = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/WebhookEndpointList"
+                  "type": "object"
                 }
               }
             }
           },
-          "400": {
-            "description": "VALIDATION_ERROR",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "VALIDATION_ERROR"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    },
-    "/v1/webhook-endpoints/{id}": {
-      "get": {
-        "operationId": "webhooks.endpoints.get",
-        "summary": "Read a webhook endpoint (without its secret)",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "read"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "the endpoint",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookEndpoint"
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "NOT_FOUND",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "NOT_FOUND"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "delete": {
-        "operationId": "webhooks.endpoints.delete",
-        "summary": "Delete a webhook endpoint; nothing is sent to it afterwards",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "create"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "deleted",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookEndpointDeleted"
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "NOT_FOUND",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "NOT_FOUND"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    },
-    "/v1/webhook-endpoints/{id}/rotate-secret": {
-      "post": {
-        "operationId": "webhooks.endpoints.rotate_secret",
-        "summary": "Replace the signing secret; the previous one keeps signing beside it for 24 hours",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "create"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "the endpoint with its new secret",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookEndpoint"
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "NOT_FOUND",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "NOT_FOUND"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    },
-    "/v1/webhook-endpoints/{id}/deliveries": {
-      "get": {
-        "operationId": "webhooks.deliveries.list",
-        "summary": "List the deliveries of an endpoint, newest first, with every attempt",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "read"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "page",
-            "in": "query",
-            "required": false,
-            "description": "page",
-            "schema": {
-              "maximum": 100000,
-              "minimum": 1,
-              "type": "integer"
-            }
-          },
-          {
-            "name": "limit",
-            "in": "query",
-            "required": false,
-            "description": "limit",
-            "schema": {
-              "maximum": 100,
-              "minimum": 1,
-              "type": "integer"
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "a page of deliveries",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookDeliveryList"
-                }
-              }
-            }
-          },
-          "400": {
-            "description": "VALIDATION_ERROR",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "VALIDATION_ERROR"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "NOT_FOUND",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "NOT_FOUND"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    },
-    "/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry": {
-      "post": {
-        "operationId": "webhooks.deliveries.retry",
-        "summary": "Send a delivery again now (the same message, the same webhook-id)",
-        "tags": [
-          "Webhooks"
-        ],
-        "security": [
-          {
-            "bearer": []
-          },
-          {
-            "oauth2": [
-              "create"
-            ]
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "delivery_id",
-            "in": "path",
-            "required": true,
-            "description": "delivery_id of the resource",
-            "schema": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
-          },
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
-            "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
-            }
-          }
-        ],
-        "responses": {
           "202": {
-            "description": "queued again",
+            "description": "a notification or response was accepted",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/WebhookRetryAccepted"
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "UNAUTHORIZED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              },
-              "WWW-Authenticate": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "UNAUTHORIZED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "403": {
-            "description": "INSUFFICIENT_SCOPE",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INSUFFICIENT_SCOPE"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "NOT_FOUND",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "NOT_FOUND"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "409": {
-            "description": "WEBHOOK_ENDPOINT_DISABLED",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "WEBHOOK_ENDPOINT_DISABLED"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "500": {
-            "description": "INTERNAL",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  ],
-                  "properties": {
-                    "error": {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "INTERNAL"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
               }
             }
           }
@@ -8424,7 +7180,6 @@ export const document: OpenApiDocument = {
                   "ASSET_IN_USE",
                   "VOICE_IN_USE",
                   "CONFLICT",
-                  "WEBHOOK_ENDPOINT_DISABLED",
                   "UPLOAD_EXPIRED",
                   "PAYLOAD_TOO_LARGE",
                   "UNSUPPORTED_MEDIA_TYPE",
@@ -8439,8 +7194,6 @@ export const document: OpenApiDocument = {
                   "INVALID_JSON",
                   "IMPORT_URL_FORBIDDEN",
                   "IMPORT_FAILED",
-                  "WEBHOOK_URL_FORBIDDEN",
-                  "WEBHOOK_ENDPOINT_LIMIT_REACHED",
                   "UPLOAD_BUSY",
                   "UPLOAD_LIMIT_REACHED",
                   "RATE_LIMITED",
@@ -9794,271 +8547,6 @@ export const document: OpenApiDocument = {
         ],
         "additionalProperties": false
       },
-      "WebhookEndpoint": {
-        "type": "object",
-        "description": "A webhook endpoint (CONTRACT §10).",
-        "properties": {
-          "id": {
-            "type": "string",
-            "pattern": "^whe_[A-Za-z0-9]+$",
-            "description": "endpoint id"
-          },
-          "url": {
-            "type": "string",
-            "format": "uri",
-            "description": "https:// address that receives the messages"
-          },
-          "events": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-              "enum": [
-                "*",
-                "task.created",
-                "task.running",
-                "task.succeeded",
-                "task.failed",
-                "task.canceled",
-                "upload.completed",
-                "asset.deleted",
-                "voice.deleted"
-              ]
-            },
-            "description": "event types sent to it, or [\"*\"] for all"
-          },
-          "description": {
-            "type": [
-              "string",
-              "null"
-            ],
-            "maxLength": 500
-          },
-          "status": {
-            "enum": [
-              "enabled",
-              "disabled"
-            ],
-            "description": "disabled after a 410 answer or 5 days of failed attempts"
-          },
-          "created_at": {
-            "type": "string",
-            "format": "date-time",
-            "description": "creation time"
-          },
-          "secret": {
-            "type": "string",
-            "pattern": "^whsec_[A-Za-z0-9+/=]+$",
-            "description": "signing secret (Standard Webhooks); only in the answers of create and rotate-secret"
-          }
-        },
-        "required": [
-          "id",
-          "url",
-          "events",
-          "description",
-          "status",
-          "created_at"
-        ],
-        "additionalProperties": false
-      },
-      "WebhookEndpointList": {
-        "type": "object",
-        "description": "A page of webhook endpoints, newest first.",
-        "properties": {
-          "data": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/WebhookEndpoint"
-            }
-          },
-          "page": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 100000
-          },
-          "limit": {
-            "type": "integer",
-            "minimum": 1
-          },
-          "has_more": {
-            "type": "boolean"
-          }
-        },
-        "required": [
-          "data",
-          "page",
-          "limit",
-          "has_more"
-        ],
-        "additionalProperties": false
-      },
-      "WebhookEndpointDeleted": {
-        "type": "object",
-        "description": "A deleted webhook endpoint.",
-        "properties": {
-          "id": {
-            "type": "string",
-            "pattern": "^whe_[A-Za-z0-9]+$",
-            "description": "the endpoint"
-          },
-          "deleted": {
-            "const": true
-          }
-        },
-        "required": [
-          "id",
-          "deleted"
-        ],
-        "additionalProperties": false
-      },
-      "WebhookDelivery": {
-        "type": "object",
-        "description": "A message to one endpoint and its attempts (CONTRACT §10).",
-        "properties": {
-          "id": {
-            "type": "string",
-            "pattern": "^whd_[A-Za-z0-9]+$",
-            "description": "delivery id"
-          },
-          "message_id": {
-            "type": "string",
-            "pattern": "^msg_[A-Za-z0-9]+$",
-            "description": "the webhook-id header: the same for every attempt"
-          },
-          "event_type": {
-            "enum": [
-              "task.created",
-              "task.running",
-              "task.succeeded",
-              "task.failed",
-              "task.canceled",
-              "upload.completed",
-              "asset.deleted",
-              "voice.deleted"
-            ]
-          },
-          "status": {
-            "enum": [
-              "pending",
-              "delivered",
-              "retrying",
-              "failed"
-            ]
-          },
-          "attempts": {
-            "type": "array",
-            "items": {
-              "type": "object",
-              "description": "One attempt.",
-              "properties": {
-                "at": {
-                  "type": "string",
-                  "format": "date-time",
-                  "description": "when the attempt started"
-                },
-                "status_code": {
-                  "type": [
-                    "integer",
-                    "null"
-                  ],
-                  "description": "the receiver's HTTP status; null when no answer came"
-                },
-                "duration_ms": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "error": {
-                  "type": [
-                    "string",
-                    "null"
-                  ],
-                  "description": "why the attempt failed; null when it succeeded"
-                }
-              },
-              "required": [
-                "at",
-                "status_code",
-                "duration_ms",
-                "error"
-              ],
-              "additionalProperties": false
-            }
-          },
-          "next_attempt_at": {
-            "type": [
-              "string",
-              "null"
-            ],
-            "format": "date-time",
-            "description": "when the next attempt is due; null once delivered or failed"
-          },
-          "created_at": {
-            "type": "string",
-            "format": "date-time",
-            "description": "when the message was queued"
-          }
-        },
-        "required": [
-          "id",
-          "message_id",
-          "event_type",
-          "status",
-          "attempts",
-          "next_attempt_at",
-          "created_at"
-        ],
-        "additionalProperties": false
-      },
-      "WebhookDeliveryList": {
-        "type": "object",
-        "description": "A page of deliveries, newest first.",
-        "properties": {
-          "data": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/WebhookDelivery"
-            }
-          },
-          "page": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 100000
-          },
-          "limit": {
-            "type": "integer",
-            "minimum": 1
-          },
-          "has_more": {
-            "type": "boolean"
-          }
-        },
-        "required": [
-          "data",
-          "page",
-          "limit",
-          "has_more"
-        ],
-        "additionalProperties": false
-      },
-      "WebhookRetryAccepted": {
-        "type": "object",
-        "description": "The delivery is queued again (same message id).",
-        "properties": {
-          "id": {
-            "type": "string",
-            "pattern": "^whd_[A-Za-z0-9]+$",
-            "description": "the delivery"
-          },
-          "status": {
-            "const": "pending"
-          }
-        },
-        "required": [
-          "id",
-          "status"
-        ],
-        "additionalProperties": false
-      },
       "OAuthToken": {
         "type": "object",
         "description": "Token endpoint success (RFC 6749 §5.1).",
@@ -10268,25 +8756,6 @@ export const document: OpenApiDocument = {
         "required": [
           "quote_id"
         ]
-      },
-      "CreateWebhookEndpointDto": {
-        "type": "object",
-        "properties": {
-          "url": {
-            "type": "string"
-          },
-          "events": {
-            "type": "array"
-          },
-          "description": {
-            "type": "string"
-          }
-        },
-        "additionalProperties": false,
-        "required": [
-          "url",
-          "events"
-        ]
       }
     },
     "headers": {
@@ -10342,7 +8811,6 @@ export const document: OpenApiDocument = {
     "ASSET_IN_USE",
     "VOICE_IN_USE",
     "CONFLICT",
-    "WEBHOOK_ENDPOINT_DISABLED",
     "UPLOAD_EXPIRED",
     "PAYLOAD_TOO_LARGE",
     "UNSUPPORTED_MEDIA_TYPE",
@@ -10357,8 +8825,6 @@ export const document: OpenApiDocument = {
     "INVALID_JSON",
     "IMPORT_URL_FORBIDDEN",
     "IMPORT_FAILED",
-    "WEBHOOK_URL_FORBIDDEN",
-    "WEBHOOK_ENDPOINT_LIMIT_REACHED",
     "UPLOAD_BUSY",
     "UPLOAD_LIMIT_REACHED",
     "RATE_LIMITED",

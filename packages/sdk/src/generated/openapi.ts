@@ -510,68 +510,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook-endpoints": {
+    "/.well-known/oauth-protected-resource": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List the caller's webhook endpoints */
-        get: operations["webhooks.endpoints.list"];
-        put?: never;
-        /** Create a webhook endpoint (the secret is shown only here) */
-        post: operations["webhooks.endpoints.create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhook-endpoints/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a webhook endpoint (without its secret) */
-        get: operations["webhooks.endpoints.get"];
-        put?: never;
-        post?: never;
-        /** Delete a webhook endpoint; nothing is sent to it afterwards */
-        delete: operations["webhooks.endpoints.delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhook-endpoints/{id}/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the signing secret; the previous one keeps signing beside it for 24 hours */
-        post: operations["webhooks.endpoints.rotate_secret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhook-endpoints/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the deliveries of an endpoint, newest first, with every attempt */
-        get: operations["webhooks.deliveries.list"];
+        /** OAuth 2.0 protected resource metadata of /mcp (RFC 9728) */
+        get: operations["mcp.resource_metadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -580,18 +527,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry": {
+    "/.well-known/oauth-protected-resource/mcp": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728) */
+        get: operations["mcp.resource_metadata.path"];
         put?: never;
-        /** Send a delivery again now (the same message, the same webhook-id) */
-        post: operations["webhooks.deliveries.retry"];
+        post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: 405 (stateless endpoint, no standalone SSE stream) */
+        get: operations["mcp.get"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents
+         * @description One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.
+         */
+        post: operations["mcp.post"];
+        /** Not offered: 405 (stateless endpoint, no session to end) */
+        delete: operations["mcp.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -606,7 +575,7 @@ export interface components {
             /** @description The error. */
             error: {
                 /** @enum {unknown} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description names the offending field where there is one */
                 message: string;
                 /** @description equals the X-Request-Id response header */
@@ -1079,92 +1048,6 @@ export interface components {
             limit: number;
             has_more: boolean;
         };
-        /** @description A webhook endpoint (CONTRACT §10). */
-        WebhookEndpoint: {
-            /** @description endpoint id */
-            id: string;
-            /**
-             * Format: uri
-             * @description https:// address that receives the messages
-             */
-            url: string;
-            /** @description event types sent to it, or ["*"] for all */
-            events: ("*" | "task.created" | "task.running" | "task.succeeded" | "task.failed" | "task.canceled" | "upload.completed" | "asset.deleted" | "voice.deleted")[];
-            description: string | null;
-            /**
-             * @description disabled after a 410 answer or 5 days of failed attempts
-             * @enum {unknown}
-             */
-            status: "enabled" | "disabled";
-            /**
-             * Format: date-time
-             * @description creation time
-             */
-            created_at: string;
-            /** @description signing secret (Standard Webhooks); only in the answers of create and rotate-secret */
-            secret?: string;
-        };
-        /** @description A page of webhook endpoints, newest first. */
-        WebhookEndpointList: {
-            data: components["schemas"]["WebhookEndpoint"][];
-            page: number;
-            limit: number;
-            has_more: boolean;
-        };
-        /** @description A deleted webhook endpoint. */
-        WebhookEndpointDeleted: {
-            /** @description the endpoint */
-            id: string;
-            /** @constant */
-            deleted: true;
-        };
-        /** @description A message to one endpoint and its attempts (CONTRACT §10). */
-        WebhookDelivery: {
-            /** @description delivery id */
-            id: string;
-            /** @description the webhook-id header: the same for every attempt */
-            message_id: string;
-            /** @enum {unknown} */
-            event_type: "task.created" | "task.running" | "task.succeeded" | "task.failed" | "task.canceled" | "upload.completed" | "asset.deleted" | "voice.deleted";
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "retrying" | "failed";
-            attempts: {
-                /**
-                 * Format: date-time
-                 * @description when the attempt started
-                 */
-                at: string;
-                /** @description the receiver's HTTP status; null when no answer came */
-                status_code: number | null;
-                duration_ms: number;
-                /** @description why the attempt failed; null when it succeeded */
-                error: string | null;
-            }[];
-            /**
-             * Format: date-time
-             * @description when the next attempt is due; null once delivered or failed
-             */
-            next_attempt_at: string | null;
-            /**
-             * Format: date-time
-             * @description when the message was queued
-             */
-            created_at: string;
-        };
-        /** @description A page of deliveries, newest first. */
-        WebhookDeliveryList: {
-            data: components["schemas"]["WebhookDelivery"][];
-            page: number;
-            limit: number;
-            has_more: boolean;
-        };
-        /** @description The delivery is queued again (same message id). */
-        WebhookRetryAccepted: {
-            /** @description the delivery */
-            id: string;
-            /** @constant */
-            status: "pending";
-        };
         /** @description Token endpoint success (RFC 6749 §5.1). */
         OAuthToken: {
             access_token: string;
@@ -1237,11 +1120,6 @@ export interface components {
             quote_id: string;
             /** @description 1 to 200 characters after trimming leading and trailing whitespace */
             title?: string;
-        };
-        CreateWebhookEndpointDto: {
-            url: string;
-            events: unknown[];
-            description?: string;
         };
     };
     responses: never;
@@ -4503,97 +4381,7 @@ export interface operations {
             };
         };
     };
-    "webhooks.endpoints.list": {
-        parameters: {
-            query?: {
-                /** @description page */
-                page?: number;
-                /** @description limit */
-                limit?: number;
-            };
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description a page of endpoints, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpointList"];
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "VALIDATION_ERROR";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.endpoints.create": {
+    "mcp.resource_metadata": {
         parameters: {
             query?: never;
             header?: {
@@ -4603,588 +4391,125 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: never;
+        responses: {
+            /** @description the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata.path": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the same metadata */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.post": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON-RPC 2.0 message of the Model Context Protocol */
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+                "*/*"?: never;
             };
         };
         responses: {
-            /** @description the endpoint with its secret */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"];
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "VALIDATION_ERROR";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNSUPPORTED_MEDIA_TYPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description WEBHOOK_URL_FORBIDDEN, WEBHOOK_ENDPOINT_LIMIT_REACHED */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.endpoints.get": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description id of the resource */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the endpoint */
+            /** @description the JSON-RPC answer (text/event-stream or application/json) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"];
+                    "application/json": Record<string, unknown>;
                 };
             };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "NOT_FOUND";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.endpoints.delete": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description id of the resource */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "NOT_FOUND";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.endpoints.rotate_secret": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description id of the resource */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the endpoint with its new secret */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"];
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "NOT_FOUND";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.deliveries.list": {
-        parameters: {
-            query?: {
-                /** @description page */
-                page?: number;
-                /** @description limit */
-                limit?: number;
-            };
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description id of the resource */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description a page of deliveries */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "VALIDATION_ERROR";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "NOT_FOUND";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "webhooks.deliveries.retry": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description id of the resource */
-                id: string;
-                /** @description delivery_id of the resource */
-                delivery_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description queued again */
+            /** @description a notification or response was accepted */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["WebhookRetryAccepted"];
-                };
+                content?: never;
             };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "UNAUTHORIZED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
+        };
+    };
+    "mcp.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                "X-Request-Id"?: string;
             };
-            /** @description INSUFFICIENT_SCOPE */
-            403: {
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INSUFFICIENT_SCOPE";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "NOT_FOUND";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description WEBHOOK_ENDPOINT_DISABLED */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "WEBHOOK_ENDPOINT_DISABLED";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "INTERNAL";
-                        };
-                    } & components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
