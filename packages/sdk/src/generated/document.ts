@@ -85,10 +85,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -129,6 +128,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -195,10 +229,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -239,6 +272,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -294,10 +362,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -313,6 +380,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/CapabilityList"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -363,10 +465,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -382,6 +483,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/PriceList"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -432,10 +568,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -535,10 +670,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -567,7 +701,22 @@ export const document: OpenApiDocument = {
             }
           },
           "400": {
-            "description": "unknown client or a redirect URI that is not registered: an error page, never a redirect",
+            "description": "a redirect URI that is not registered, or a malformed request: an error page, never a redirect",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "unknown client (unauthorized_client): an error page, never a redirect",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -595,10 +744,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -697,10 +845,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -823,10 +970,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -960,10 +1106,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1078,6 +1223,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1129,10 +1309,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1277,6 +1456,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1341,10 +1555,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1459,6 +1672,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1505,10 +1753,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1524,6 +1771,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "type": "object"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -1611,10 +1893,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1875,7 +2156,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -1899,7 +2180,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -1964,10 +2246,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2187,7 +2468,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -2211,7 +2492,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -2277,10 +2559,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2496,7 +2777,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_LIMIT_REACHED",
+            "description": "UPLOAD_LIMIT_REACHED, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -2520,7 +2801,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_LIMIT_REACHED"
+                            "UPLOAD_LIMIT_REACHED",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -2596,10 +2878,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2714,6 +2995,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -2794,10 +3110,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3078,7 +3393,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -3102,7 +3417,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -3178,10 +3494,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3399,6 +3714,66 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "422": {
             "description": "UPLOAD_CONTENT_MISMATCH",
             "headers": {
@@ -3420,6 +3795,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "UPLOAD_CONTENT_MISMATCH"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -3518,10 +3928,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3636,6 +4045,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -3702,10 +4146,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3820,6 +4263,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -3884,10 +4362,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4032,6 +4509,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4138,10 +4650,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4353,6 +4864,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4439,10 +4985,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4604,6 +5149,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4694,10 +5274,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4812,6 +5391,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4878,10 +5492,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4996,6 +5609,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5060,10 +5708,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5208,6 +5855,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5263,10 +5945,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5351,6 +6032,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5407,10 +6123,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5565,6 +6280,36 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "422": {
             "description": "PRICE_UNAVAILABLE, MODEL_UNAVAILABLE",
             "headers": {
@@ -5587,6 +6332,41 @@ export const document: OpenApiDocument = {
                           "enum": [
                             "PRICE_UNAVAILABLE",
                             "MODEL_UNAVAILABLE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -5663,10 +6443,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5913,6 +6692,71 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6098,10 +6942,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6216,6 +7059,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6282,10 +7160,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6400,6 +7277,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6467,10 +7379,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6512,6 +7423,36 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/CancelResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "VALIDATION_ERROR",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -6602,6 +7543,101 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -6798,10 +7834,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6916,6 +7951,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6962,10 +8032,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7001,10 +8070,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7040,10 +8108,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7077,10 +8144,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7115,10 +8181,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7152,6 +8217,1722 @@ export const document: OpenApiDocument = {
           }
         }
       }
+    },
+    "/v1/webhook-endpoints": {
+      "post": {
+        "operationId": "webhooks.endpoints.create",
+        "summary": "Create a webhook endpoint (the secret is shown only here)",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "create"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateWebhookEndpointDto"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "the endpoint with its secret",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpoint"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "VALIDATION_ERROR",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "WEBHOOK_URL_FORBIDDEN, WEBHOOK_ENDPOINT_LIMIT_REACHED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "WEBHOOK_URL_FORBIDDEN",
+                            "WEBHOOK_ENDPOINT_LIMIT_REACHED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "webhooks.endpoints.list",
+        "summary": "List the caller's webhook endpoints",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "page",
+            "in": "query",
+            "required": false,
+            "description": "page",
+            "schema": {
+              "maximum": 100000,
+              "minimum": 1,
+              "type": "integer"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "limit",
+            "schema": {
+              "maximum": 100,
+              "minimum": 1,
+              "type": "integer"
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "a page of endpoints, newest first",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpointList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "VALIDATION_ERROR",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/webhook-endpoints/{id}": {
+      "get": {
+        "operationId": "webhooks.endpoints.get",
+        "summary": "Read a webhook endpoint (without its secret)",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the endpoint",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpoint"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "webhooks.endpoints.delete",
+        "summary": "Delete a webhook endpoint; nothing is sent to it afterwards",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "create"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "deleted",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpointDeleted"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+      "post": {
+        "operationId": "webhooks.endpoints.rotate_secret",
+        "summary": "Replace the signing secret; the previous one keeps signing beside it for 24 hours",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "create"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the endpoint with its new secret",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpoint"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/webhook-endpoints/{id}/deliveries": {
+      "get": {
+        "operationId": "webhooks.deliveries.list",
+        "summary": "List the deliveries of an endpoint, newest first, with every attempt",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "page",
+            "in": "query",
+            "required": false,
+            "description": "page",
+            "schema": {
+              "maximum": 100000,
+              "minimum": 1,
+              "type": "integer"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "limit",
+            "schema": {
+              "maximum": 100,
+              "minimum": 1,
+              "type": "integer"
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "a page of deliveries",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "VALIDATION_ERROR",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry": {
+      "post": {
+        "operationId": "webhooks.deliveries.retry",
+        "summary": "Send a delivery again now (the same message, the same webhook-id)",
+        "tags": [
+          "Webhooks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "create"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "delivery_id",
+            "in": "path",
+            "required": true,
+            "description": "delivery_id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "202": {
+            "description": "queued again",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookRetryAccepted"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "WEBHOOK_ENDPOINT_DISABLED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "WEBHOOK_ENDPOINT_DISABLED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
     }
   },
   "components": {
@@ -7180,6 +9961,8 @@ export const document: OpenApiDocument = {
                   "ASSET_IN_USE",
                   "VOICE_IN_USE",
                   "CONFLICT",
+                  "REQUEST_TIMEOUT",
+                  "WEBHOOK_ENDPOINT_DISABLED",
                   "UPLOAD_EXPIRED",
                   "PAYLOAD_TOO_LARGE",
                   "UNSUPPORTED_MEDIA_TYPE",
@@ -7194,9 +9977,12 @@ export const document: OpenApiDocument = {
                   "INVALID_JSON",
                   "IMPORT_URL_FORBIDDEN",
                   "IMPORT_FAILED",
+                  "WEBHOOK_URL_FORBIDDEN",
+                  "WEBHOOK_ENDPOINT_LIMIT_REACHED",
                   "UPLOAD_BUSY",
                   "UPLOAD_LIMIT_REACHED",
                   "RATE_LIMITED",
+                  "HEADERS_TOO_LARGE",
                   "INTERNAL",
                   "SERVICE_UNAVAILABLE"
                 ]
@@ -8547,6 +11333,271 @@ export const document: OpenApiDocument = {
         ],
         "additionalProperties": false
       },
+      "WebhookEndpoint": {
+        "type": "object",
+        "description": "A webhook endpoint (CONTRACT §10).",
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^whe_[A-Za-z0-9]+$",
+            "description": "endpoint id"
+          },
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "description": "https:// address that receives the messages"
+          },
+          "events": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "enum": [
+                "*",
+                "task.created",
+                "task.running",
+                "task.succeeded",
+                "task.failed",
+                "task.canceled",
+                "upload.completed",
+                "asset.deleted",
+                "voice.deleted"
+              ]
+            },
+            "description": "event types sent to it, or [\"*\"] for all"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 500
+          },
+          "status": {
+            "enum": [
+              "enabled",
+              "disabled"
+            ],
+            "description": "disabled after a 410 answer or 5 days of failed attempts"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "creation time"
+          },
+          "secret": {
+            "type": "string",
+            "pattern": "^whsec_[A-Za-z0-9+/=]+$",
+            "description": "signing secret (Standard Webhooks); only in the answers of create and rotate-secret"
+          }
+        },
+        "required": [
+          "id",
+          "url",
+          "events",
+          "description",
+          "status",
+          "created_at"
+        ],
+        "additionalProperties": false
+      },
+      "WebhookEndpointList": {
+        "type": "object",
+        "description": "A page of webhook endpoints, newest first.",
+        "properties": {
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookEndpoint"
+            }
+          },
+          "page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100000
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "data",
+          "page",
+          "limit",
+          "has_more"
+        ],
+        "additionalProperties": false
+      },
+      "WebhookEndpointDeleted": {
+        "type": "object",
+        "description": "A deleted webhook endpoint.",
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^whe_[A-Za-z0-9]+$",
+            "description": "the endpoint"
+          },
+          "deleted": {
+            "const": true
+          }
+        },
+        "required": [
+          "id",
+          "deleted"
+        ],
+        "additionalProperties": false
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "description": "A message to one endpoint and its attempts (CONTRACT §10).",
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^whd_[A-Za-z0-9]+$",
+            "description": "delivery id"
+          },
+          "message_id": {
+            "type": "string",
+            "pattern": "^msg_[A-Za-z0-9]+$",
+            "description": "the webhook-id header: the same for every attempt"
+          },
+          "event_type": {
+            "enum": [
+              "task.created",
+              "task.running",
+              "task.succeeded",
+              "task.failed",
+              "task.canceled",
+              "upload.completed",
+              "asset.deleted",
+              "voice.deleted"
+            ]
+          },
+          "status": {
+            "enum": [
+              "pending",
+              "delivered",
+              "retrying",
+              "failed"
+            ]
+          },
+          "attempts": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "description": "One attempt.",
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "when the attempt started"
+                },
+                "status_code": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ],
+                  "description": "the receiver's HTTP status; null when no answer came"
+                },
+                "duration_ms": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "error": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "why the attempt failed; null when it succeeded"
+                }
+              },
+              "required": [
+                "at",
+                "status_code",
+                "duration_ms",
+                "error"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "next_attempt_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "when the next attempt is due; null once delivered or failed"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "when the message was queued"
+          }
+        },
+        "required": [
+          "id",
+          "message_id",
+          "event_type",
+          "status",
+          "attempts",
+          "next_attempt_at",
+          "created_at"
+        ],
+        "additionalProperties": false
+      },
+      "WebhookDeliveryList": {
+        "type": "object",
+        "description": "A page of deliveries, newest first.",
+        "properties": {
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          },
+          "page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100000
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "data",
+          "page",
+          "limit",
+          "has_more"
+        ],
+        "additionalProperties": false
+      },
+      "WebhookRetryAccepted": {
+        "type": "object",
+        "description": "The delivery is queued again (same message id).",
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^whd_[A-Za-z0-9]+$",
+            "description": "the delivery"
+          },
+          "status": {
+            "const": "pending"
+          }
+        },
+        "required": [
+          "id",
+          "status"
+        ],
+        "additionalProperties": false
+      },
       "OAuthToken": {
         "type": "object",
         "description": "Token endpoint success (RFC 6749 §5.1).",
@@ -8756,6 +11807,25 @@ export const document: OpenApiDocument = {
         "required": [
           "quote_id"
         ]
+      },
+      "CreateWebhookEndpointDto": {
+        "type": "object",
+        "properties": {
+          "url": {
+            "type": "string"
+          },
+          "events": {
+            "type": "array"
+          },
+          "description": {
+            "type": "string"
+          }
+        },
+        "additionalProperties": false,
+        "required": [
+          "url",
+          "events"
+        ]
       }
     },
     "headers": {
@@ -8811,6 +11881,8 @@ export const document: OpenApiDocument = {
     "ASSET_IN_USE",
     "VOICE_IN_USE",
     "CONFLICT",
+    "REQUEST_TIMEOUT",
+    "WEBHOOK_ENDPOINT_DISABLED",
     "UPLOAD_EXPIRED",
     "PAYLOAD_TOO_LARGE",
     "UNSUPPORTED_MEDIA_TYPE",
@@ -8825,9 +11897,12 @@ export const document: OpenApiDocument = {
     "INVALID_JSON",
     "IMPORT_URL_FORBIDDEN",
     "IMPORT_FAILED",
+    "WEBHOOK_URL_FORBIDDEN",
+    "WEBHOOK_ENDPOINT_LIMIT_REACHED",
     "UPLOAD_BUSY",
     "UPLOAD_LIMIT_REACHED",
     "RATE_LIMITED",
+    "HEADERS_TOO_LARGE",
     "INTERNAL",
     "SERVICE_UNAVAILABLE"
   ]

@@ -566,6 +566,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's webhook endpoints */
+        get: operations["webhooks.endpoints.list"];
+        put?: never;
+        /** Create a webhook endpoint (the secret is shown only here) */
+        post: operations["webhooks.endpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a webhook endpoint (without its secret) */
+        get: operations["webhooks.endpoints.get"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint; nothing is sent to it afterwards */
+        delete: operations["webhooks.endpoints.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; the previous one keeps signing beside it for 24 hours */
+        post: operations["webhooks.endpoints.rotate_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the deliveries of an endpoint, newest first, with every attempt */
+        get: operations["webhooks.deliveries.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again now (the same message, the same webhook-id) */
+        post: operations["webhooks.deliveries.retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -575,7 +662,7 @@ export interface components {
             /** @description The error. */
             error: {
                 /** @enum {unknown} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "REQUEST_TIMEOUT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description names the offending field where there is one */
                 message: string;
                 /** @description equals the X-Request-Id response header */
@@ -1048,6 +1135,92 @@ export interface components {
             limit: number;
             has_more: boolean;
         };
+        /** @description A webhook endpoint (CONTRACT §10). */
+        WebhookEndpoint: {
+            /** @description endpoint id */
+            id: string;
+            /**
+             * Format: uri
+             * @description https:// address that receives the messages
+             */
+            url: string;
+            /** @description event types sent to it, or ["*"] for all */
+            events: ("*" | "task.created" | "task.running" | "task.succeeded" | "task.failed" | "task.canceled" | "upload.completed" | "asset.deleted" | "voice.deleted")[];
+            description: string | null;
+            /**
+             * @description disabled after a 410 answer or 5 days of failed attempts
+             * @enum {unknown}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description creation time
+             */
+            created_at: string;
+            /** @description signing secret (Standard Webhooks); only in the answers of create and rotate-secret */
+            secret?: string;
+        };
+        /** @description A page of webhook endpoints, newest first. */
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            page: number;
+            limit: number;
+            has_more: boolean;
+        };
+        /** @description A deleted webhook endpoint. */
+        WebhookEndpointDeleted: {
+            /** @description the endpoint */
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description A message to one endpoint and its attempts (CONTRACT §10). */
+        WebhookDelivery: {
+            /** @description delivery id */
+            id: string;
+            /** @description the webhook-id header: the same for every attempt */
+            message_id: string;
+            /** @enum {unknown} */
+            event_type: "task.created" | "task.running" | "task.succeeded" | "task.failed" | "task.canceled" | "upload.completed" | "asset.deleted" | "voice.deleted";
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "retrying" | "failed";
+            attempts: {
+                /**
+                 * Format: date-time
+                 * @description when the attempt started
+                 */
+                at: string;
+                /** @description the receiver's HTTP status; null when no answer came */
+                status_code: number | null;
+                duration_ms: number;
+                /** @description why the attempt failed; null when it succeeded */
+                error: string | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description when the next attempt is due; null once delivered or failed
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description when the message was queued
+             */
+            created_at: string;
+        };
+        /** @description A page of deliveries, newest first. */
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            page: number;
+            limit: number;
+            has_more: boolean;
+        };
+        /** @description The delivery is queued again (same message id). */
+        WebhookRetryAccepted: {
+            /** @description the delivery */
+            id: string;
+            /** @constant */
+            status: "pending";
+        };
         /** @description Token endpoint success (RFC 6749 §5.1). */
         OAuthToken: {
             access_token: string;
@@ -1121,6 +1294,11 @@ export interface components {
             /** @description 1 to 200 characters after trimming leading and trailing whitespace */
             title?: string;
         };
+        CreateWebhookEndpointDto: {
+            url: string;
+            events: unknown[];
+            description?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1142,7 +1320,7 @@ export interface operations {
                 modality?: "text" | "image" | "audio" | "video";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1175,6 +1353,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1196,7 +1391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -1232,6 +1427,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1253,7 +1465,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1269,6 +1481,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilityList"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -1292,7 +1521,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1308,6 +1537,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PriceList"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -1331,7 +1577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1370,7 +1616,7 @@ export interface operations {
                 code_challenge_method?: "S256";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1396,8 +1642,18 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description unknown client or a redirect URI that is not registered: an error page, never a redirect */
+            /** @description a redirect URI that is not registered, or a malformed request: an error page, never a redirect */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown client (unauthorized_client): an error page, never a redirect */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1412,7 +1668,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1478,7 +1734,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1546,7 +1802,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1612,7 +1868,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1676,6 +1932,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1697,7 +1970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1776,6 +2049,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1797,7 +2087,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -1864,6 +2154,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1885,7 +2192,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1901,6 +2208,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -1928,7 +2252,7 @@ export interface operations {
                 "X-Filename": string;
                 /** @description the real type of the file */
                 "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2048,7 +2372,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2060,7 +2384,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2086,7 +2410,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2199,7 +2523,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2211,7 +2535,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2237,7 +2561,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2350,7 +2674,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_LIMIT_REACHED */
+            /** @description UPLOAD_LIMIT_REACHED, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2362,7 +2686,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_LIMIT_REACHED";
+                            code?: "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2388,7 +2712,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2455,6 +2779,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2478,7 +2819,7 @@ export interface operations {
             header: {
                 /** @description the MIME returned by prepare */
                 "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2624,7 +2965,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2636,7 +2977,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2662,7 +3003,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2778,6 +3119,36 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description UPLOAD_CONTENT_MISMATCH */
             422: {
                 headers: {
@@ -2789,6 +3160,23 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "UPLOAD_CONTENT_MISMATCH";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2821,7 +3209,7 @@ export interface operations {
                 q?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2885,6 +3273,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2906,7 +3311,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2973,6 +3378,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2994,7 +3416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3076,6 +3498,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3108,7 +3547,7 @@ export interface operations {
                 Range?: string;
                 /** @description the ETag or Last-Modified date */
                 "If-Range"?: string;
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3216,6 +3655,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3244,7 +3700,7 @@ export interface operations {
                 signature: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3335,6 +3791,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3363,7 +3836,7 @@ export interface operations {
                 status?: "active" | "deleting" | "deleted";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3427,6 +3900,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3448,7 +3938,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3515,6 +4005,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3536,7 +4043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3618,6 +4125,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3639,7 +4163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3688,6 +4212,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3709,7 +4250,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3792,6 +4333,21 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description PRICE_UNAVAILABLE, MODEL_UNAVAILABLE */
             422: {
                 headers: {
@@ -3803,6 +4359,23 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -3851,7 +4424,7 @@ export interface operations {
                 max_amount?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3915,6 +4488,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3938,7 +4528,7 @@ export interface operations {
             header: {
                 /** @description one key per intended task */
                 "Idempotency-Key": string;
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4066,6 +4656,38 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4087,7 +4709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4154,6 +4776,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4175,7 +4814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4208,6 +4847,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CancelResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -4256,6 +4910,53 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4300,7 +5001,7 @@ export interface operations {
                 max_amount?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4364,6 +5065,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4385,7 +5103,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4409,7 +5127,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4433,7 +5151,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4457,7 +5175,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4494,7 +5212,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4510,6 +5228,826 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.endpoints.list": {
+        parameters: {
+            query?: {
+                /** @description page */
+                page?: number;
+                /** @description limit */
+                limit?: number;
+            };
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of endpoints, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.endpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description the endpoint with its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_URL_FORBIDDEN, WEBHOOK_ENDPOINT_LIMIT_REACHED */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.endpoints.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.endpoints.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.endpoints.rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint with its new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.deliveries.list": {
+        parameters: {
+            query?: {
+                /** @description page */
+                page?: number;
+                /** @description limit */
+                limit?: number;
+            };
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of deliveries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks.deliveries.retry": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+                /** @description delivery_id of the resource */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description queued again */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRetryAccepted"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_DISABLED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_ENDPOINT_DISABLED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
