@@ -1,9 +1,13 @@
 # The gensvc API (and the admin CLI) as a container image.
 #   docker build -t gensvc .
 #   docker run -p 3000:3000 -v gensvc-data:/data gensvc          # embedded stores under /data
-# docker-compose.yml runs it against EventStoreDB, MongoDB and MinIO.
+# docker-compose.yml runs it against EventStoreDB, MongoDB and MinIO, as two `api` processes
+# and one `worker` (PROCESS_ROLE).
+#
+# Node 24, an LTS line, and the newest one the pinned better-sqlite3 (12.x, engines
+# 20.x-25.x) builds for; the code itself also runs on Node 20.
 
-FROM node:20-bookworm AS build
+FROM node:24-bookworm AS build
 WORKDIR /app
 # better-sqlite3 compiles with node-gyp when no prebuilt binary fits; this image has the toolchain.
 COPY package.json package-lock.json ./
@@ -13,7 +17,7 @@ COPY apps apps
 COPY libs libs
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -4,10 +4,10 @@
  *
  * Fills a fresh SQLite event store (temporary DATA_DIR) with N events shaped like the
  * service's own (task lifecycles, wallet movements, API keys), then runs the admin replay
- * (ReplayService: staging rebuild, copy into fresh collections, atomic switch) R times over
- * three projections of the kinds the contexts use, and prints one JSON object with the
- * events per second of each run. For comparison it also times the server's start-up
- * catch-up (the live projection loop over the in-memory read store).
+ * (ReplayService: on the embedded SQLite read store, straight into fresh collections one
+ * transaction per batch, then the atomic switch) R times over three projections of the kinds
+ * the contexts use, and prints one JSON object with the events per second of each run. For
+ * comparison it also times the live projection loop catching up from an empty read.db.
  *
  * Uses the build output (runs `nest build api` first when it is missing or older than the
  * sources). Results are recorded in docs/benchmarks.md.

@@ -114,7 +114,7 @@ async function main() {
   }
 
   const port = await freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMITS: 'off' };
   const server = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     for (let i = 0; ; i++) {

@@ -104,7 +104,7 @@ describe('assets and signed links', () => {
 
   it('answers 416 for several ranges and for unsatisfiable ones', async () => {
     const links = (await t.http().get(`/v1/assets/${assetId}`).set(bearer(alice)).expect(200)).body;
-    for (const range of ['bytes=0-1,5-6', `bytes=${png.length}-`, 'bytes=-0', 'bytes=9-3', 'items=0-1']) {
+    for (const range of ['bytes=0-1,5-6', `bytes=${png.length}-`, 'bytes=-0', 'bytes=9-3', 'bytes 0-1']) {
       const res = await t.http().get(local(links.url)).set('Range', range).expect(416);
       expectError(res.body, 'RANGE_NOT_SATISFIABLE');
       expect(res.headers['content-range']).toBe(`bytes */${png.length}`);

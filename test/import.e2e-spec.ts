@@ -90,6 +90,8 @@ const NAMES = {
   'mapped.example.test': ['::ffff:127.0.0.1'],
   'metadata.example.test': ['169.254.169.254'],
   'loopback6.example.test': ['::1'],
+  'compat.example.test': ['::7f00:1'],
+  'nat64.example.test': ['64:ff9b::a00:1'],
   'rebind.example.test': (n: number) => (n === 1 ? ['93.184.216.34'] : ['127.0.0.1']),
 };
 
@@ -155,6 +157,14 @@ describe('import from an HTTPS address (POST /v1/uploads/import)', () => {
     ['https://[fe80::1]/image.png', 'IPv6 link-local'],
     ['https://[::ffff:127.0.0.1]/image.png', 'IPv4-mapped IPv6'],
     ['https://[::ffff:8.8.8.8]/image.png', 'IPv4-mapped IPv6 (even public)'],
+    ['https://[::127.0.0.1]/image.png', 'IPv4-compatible IPv6 of loopback'],
+    ['https://[::a9fe:a9fe]/image.png', 'IPv4-compatible IPv6 of 169.254.169.254'],
+    ['https://[::10.0.0.1]/image.png', 'IPv4-compatible IPv6 of 10.0.0.1'],
+    ['https://[::8.8.8.8]/image.png', 'IPv4-compatible IPv6 (even public)'],
+    ['https://[64:ff9b:1::a00:1]/image.png', 'local-use NAT64 (64:ff9b:1::/48)'],
+    ['https://[2a00:1450:4001::5efe:7f00:1]/image.png', 'ISATAP interface identifier under a global prefix'],
+    ['https://compat.example.test/image.png', 'a name that resolves to ::7f00:1'],
+    ['https://nat64.example.test/image.png', 'a name that resolves to NAT64 of 10.0.0.1'],
     ['https://0.0.0.0/image.png', 'unspecified'],
     ['https://[::]/image.png', 'unspecified IPv6'],
     ['https://224.0.0.1/image.png', 'multicast'],

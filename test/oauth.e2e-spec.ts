@@ -198,6 +198,47 @@ describe('OAuth 2.0 authorization server', () => {
     await expect(oauth.processAuthorizationCodeResponse(as, { client_id: client.clientId }, response)).rejects.toMatchObject({ error: 'invalid_grant', status: 400 });
   });
 
+  it('spends the code on a failed code_verifier: the right verifier afterwards gets invalid_grant', async () => {
+    const client = await createOAuthClient(t);
+    const c = { client_id: client.clientId };
+    const auth = oauth.ClientSecretBasic(client.clientSecret!);
+    const { params, verifier } = await authorize(client);
+    const wrong = await oauth.authorizationCodeGrantRequest(as, c, auth, params, client.redirectUri, oauth.generateRandomCodeVerifier(), options);
+    await expect(oauth.processAuthorizationCodeResponse(as, c, wrong)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const right = await oauth.authorizationCodeGrantRequest(as, c, auth, params, client.redirectUri, verifier, options);
+    expect(right.status).toBe(400);
+    expect(await right.json()).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+  });
+
+  it('redirects an unsupported response_type with error=unsupported_response_type when the client and redirect URI are valid (RFC 6749 §4.1.2.1)', async () => {
+    const client = await createOAuthClient(t);
+    for (const responseType of ['token', 'id_token', 'code token']) {
+      const url = await authorizationUrl(client, { scope: 'read', state: 'st-9' });
+      url.searchParams.set('response_type', responseType);
+      const res = await t.http().get(pathOf(url)).expect(302);
+      const back = new URL(res.headers.location);
+      expect(`${back.origin}${back.pathname}`).toBe(client.redirectUri);
+      expect(back.searchParams.get('error')).toBe('unsupported_response_type');
+      expect(back.searchParams.get('state')).toBe('st-9');
+      expect(back.searchParams.get('iss')).toBe(t.config.publicBaseUrl);
+    }
+    // still no redirect to an unregistered address
+    const evil = await authorizationUrl({ ...client, redirectUri: 'https://evil.example/cb' }, { scope: 'read' });
+    evil.searchParams.set('response_type', 'token');
+    const res = await t.http().get(pathOf(evil)).expect(400);
+    expect(res.headers.location).toBeUndefined();
+  });
+
+  it("refuses to revoke another client's tokens (RFC 7009 §2.1) and leaves them working", async () => {
+    const token = await oauthToken(t, 'read', { accountId, ...login });
+    const other = await createOAuthClient(t);
+    for (const value of [token.accessToken, token.refreshToken]) {
+      const res = await t.http().post('/revoke').type('form').auth(other.clientId, other.clientSecret!).send({ token: value }).expect(400);
+      expect(res.body).toEqual({ error: 'unauthorized_client', error_description: expect.any(String) });
+    }
+    expect(await principalOf(token.accessToken)).not.toBeNull();
+  });
+
   it('refuses a token request without the code_verifier the challenge asked for', async () => {
     const client = await createOAuthClient(t);
     const { params } = await authorize(client);

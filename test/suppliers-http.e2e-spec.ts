@@ -101,7 +101,7 @@ describe('HTTP supplier channel through the API', () => {
     const stale = await supplier.deliver(job, { status: 'failed' }, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
     expect(stale.status).toBe(401);
     expectError((await t.http().post(`/v1/supplier-callbacks/${'x'.repeat(60)}`).set('Content-Type', 'application/json').send('{}').expect(404)).body, 'NOT_FOUND');
-    await t.http().get(path).expect(404);
+    await t.http().get(path).expect(405);
     const unsigned = await t.http().post(path).set('Content-Type', 'application/json').send(JSON.stringify({ status: 'succeeded', pad: 'x'.repeat(1_000_000) }));
     expect(unsigned.status).toBe(401);
     expectError(unsigned.body, 'UNAUTHORIZED');

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, FixedClock, SubscriptionEngine, type NewEvent } from '@gensvc/shared';
-import { CreationRecovery } from '@gensvc/tasks';
 import { WalletCommands } from '@gensvc/wallet';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, createApiKey, type TestAccount } from './support/accounts';
@@ -271,38 +270,64 @@ describe('a crash between the appends of a task creation', () => {
     expect(await h.wallet(acc)).toEqual({ currency: 'CNY', balance: '0.980000', reserved: '0.000000', available: '0.980000' });
   });
 
-  it('is finished by the recovery after a restart, without the client retrying', async () => {
+  /**
+   * From now on the process can no longer write the steps of one creation (its quote lock,
+   * reservation and task), as if it had died right after recording the intent; the reactor's
+   * attempts to finish it fail the same way. Returns the task id once the intent is recorded.
+   */
+  const freezeNextCreation = (app: TestApp) => {
+    const events = app.app.get(EventStore);
+    const original = events.appendToStream.bind(events);
+    let taskId: string | null = null;
+    events.appendToStream = (async (stream: string, evs: readonly NewEvent[], o?: object) => {
+      const data = evs[0]?.data as { task_id?: string; reservation_id?: string } | undefined;
+      if (stream.startsWith('taskcreation-') && taskId === null) taskId = data?.task_id ?? null;
+      else if (taskId !== null && (data?.task_id === taskId || data?.reservation_id === taskId)) throw new Error(`simulated crash before appending to ${stream}`);
+      return original(stream, evs, o);
+    }) as EventStore['appendToStream'];
+    return () => taskId;
+  };
+
+  const taskEvents = async (app: TestApp, taskId: string) => (await app.app.get(EventStore).readStream(`task-${taskId}`)).map((e) => e.type);
+
+  it('is finished by the server after a restart, without the client retrying', async () => {
     t = await startTestApp();
     const dataDir = t.dataDir;
     const acc = await createAccount(t, { credit: '1.00' });
     const quoteId = await h.quote(acc);
-    crashOnNextAppend(t, 'task-');
+    const frozen = freezeNextCreation(t);
     await h.create(acc, { quote_id: quoteId }).expect(500);
-    expect((await h.wallet(acc)).reserved).toBe('0.020000');
+    const taskId = frozen()!;
+    expect((await h.wallet(acc)).reserved).toBe('0.000000');
     expect((await t.http().get('/v1/tasks').set(bearer(acc)).expect(200)).body.data).toEqual([]);
     await t.app.close();
 
+    // the next process hears the stored intent from its checkpoint and finishes the creation
     t = await startTestApp({ dataDir });
-    expect(await t.app.get(CreationRecovery).runOnce(0)).toBe(1);
     const list = await waitForList(t, acc);
     expect(list).toHaveLength(1);
-    expect(list[0].quote_id).toBe(quoteId);
+    expect(list[0]).toMatchObject({ id: taskId, quote_id: quoteId });
     const done = await h.waitFor(acc, list[0].id, (x) => x.settlement_status === 'settled');
     expect(done.status).toBe('succeeded');
     expect(await h.wallet(acc)).toEqual({ currency: 'CNY', balance: '0.980000', reserved: '0.000000', available: '0.980000' });
-    // a second pass finds nothing left to do
-    expect(await t.app.get(CreationRecovery).runOnce(0)).toBe(0);
+    expect(await taskEvents(t, taskId)).toEqual(['TaskCreated', 'TaskStarted', 'TaskSucceeded', 'TaskSettled']);
   });
 
-  it('is rolled back by the recovery when it can no longer succeed: the lock and the reservation are given back', async () => {
+  it('is rolled back by the server when it can no longer succeed: the lock and the reservation are given back', async () => {
     t = await startTestApp();
+    const dataDir = t.dataDir;
     const acc = await createAccount(t, { credit: '0.20' });
     const quoteId = await h.quote(acc, IMAGE(1));
-    crashOnNextAppend(t, 'wallet-');
+    const frozen = freezeNextCreation(t);
     await h.create(acc, { quote_id: quoteId }).expect(500);
+    const taskId = frozen()!;
     // meanwhile another task spends the money
     await h.create(acc, { quote_id: await h.quote(acc, IMAGE(1)) }).expect(202);
-    expect(await t.app.get(CreationRecovery).runOnce(0)).toBe(1);
+    await t.app.close();
+
+    t = await startTestApp({ dataDir });
+    for (let i = 0; i < 250 && !(await taskEvents(t, taskId)).includes('TaskCreationRolledBack'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await taskEvents(t, taskId)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
     await createCredit(t, acc, '0.20');
     // the quote is free again for a new key
     const res = await h.create(acc, { quote_id: quoteId }).expect(202);

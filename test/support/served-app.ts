@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@gensvc/shared';
@@ -32,9 +33,7 @@ export async function startServedApp(options: { env?: Record<string, string>; ov
     config,
     dataDir,
     baseUrl,
-    http: () => {
-      throw new Error('use baseUrl');
-    },
+    http: () => request(app.getHttpServer()),
     async close() {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

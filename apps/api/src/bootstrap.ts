@@ -1,13 +1,17 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+import { DiscoveryService, NestFactory, Reflector } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig, SubscriptionEngine, createLogger } from '@gensvc/shared';
+import { AppConfig, SubscriptionEngine, createLogger, discoverRoutes, runsBackgroundWork, servesApi } from '@gensvc/shared';
 import { DeliveryMetrics } from '@gensvc/notifications';
 import { Metrics } from '@gensvc/operations';
 import { AppModule, type AppOverrides } from './app.module';
-import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import type { NextFunction, Request, Response } from 'express';
+import { AllExceptionsFilter, type AllowedMethods } from './http/all-exceptions.filter';
 import { consoleStatic } from './console/console-static';
+import { sendError } from './http/error-response';
 import { bodyParsers } from './http/body-parsers';
+import { answerClientErrors } from './http/client-errors';
+import { CORS_PATHS, corsMiddleware } from './http/cors';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
@@ -23,19 +27,50 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
+  answerClientErrors(app.getHttpServer(), logger);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  if (!servesApi(config.processRole)) app.use(healthOnly);
+  app.use(CORS_PATHS, corsMiddleware());
   app.use(consoleStatic(config.publicBaseUrl));
   app.use(bodyParsers(config.jsonBodyLimit));
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new AllExceptionsFilter(logger));
+  let allowed: AllowedMethods = () => [];
+  app.useGlobalFilters(new AllExceptionsFilter(logger, (path) => allowed(path)));
   app.enableShutdownHooks();
   await app.init();
   // The webhook metrics live in the notifications context's registry; serve them with the rest.
   const metrics = app.get(Metrics);
   for (const m of app.get(DeliveryMetrics).all()) metrics.registry.registerMetric(m);
-  await app.get(SubscriptionEngine).start();
+  allowed = allowedMethodsOf(app);
+  // Every role projects (reads and read-your-writes need the read models); reactors run
+  // only where background work runs.
+  await app.get(SubscriptionEngine).start({ reactors: runsBackgroundWork(config.processRole) });
   return app;
+}
+
+/** A worker serves only its health (metrics are on the admin port). */
+function healthOnly(req: Request, res: Response, next: NextFunction): void {
+  if (req.path === '/health/live' || req.path === '/health/ready') return next();
+  sendError(res, 404, 'NOT_FOUND', 'this process serves only /health/live and /health/ready (PROCESS_ROLE=worker)');
+}
+
+/** The methods each routed path answers (GET implies HEAD), for 405 answers with `Allow`. */
+function allowedMethodsOf(app: NestExpressApplication): AllowedMethods {
+  const byPattern = new Map<string, { re: RegExp; methods: Set<string> }>();
+  for (const r of discoverRoutes(app.get(DiscoveryService), app.get(Reflector))) {
+    const source = '^' + r.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$';
+    const entry = byPattern.get(source) ?? { re: new RegExp(source), methods: new Set<string>() };
+    entry.methods.add(r.method);
+    if (r.method === 'GET') entry.methods.add('HEAD');
+    byPattern.set(source, entry);
+  }
+  const patterns = [...byPattern.values()];
+  return (path) => {
+    const methods = new Set<string>();
+    for (const p of patterns) if (p.re.test(path)) for (const m of p.methods) methods.add(m);
+    return [...methods];
+  };
 }

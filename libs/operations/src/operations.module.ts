@@ -2,7 +2,6 @@ import { Global, Module, RequestMethod, type DynamicModule, type MiddlewareConsu
 import { HealthController } from './api/health.controller';
 import { ReplayHistoryProjection } from './application/replay/replay-history.projection';
 import { ReplayService } from './application/replay/replay.service';
-import { StartupRebuild } from './application/replay/startup-rebuild';
 import { ADMIN_SERVER_OPTIONS, AdminServer } from './infrastructure/admin-server';
 import { EventStoreMetrics } from './infrastructure/event-store-metrics';
 import { HttpMetricsMiddleware } from './infrastructure/http-metrics.middleware';
@@ -31,7 +30,6 @@ export class OperationsModule implements NestModule {
         ReplayHistoryProjection,
         HttpMetricsMiddleware,
         AdminServer,
-        StartupRebuild,
         { provide: ADMIN_SERVER_OPTIONS, useValue: { serve: options.http === true } },
       ],
       exports: [Metrics, ReplayService, AdminServer],

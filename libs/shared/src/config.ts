@@ -18,6 +18,8 @@ export class AppConfig {
   readonly eventStoreUrl?: string;
   readonly mongoUrl?: string;
   readonly mongoDb!: string;
+  /** Page cache of the embedded read store (`DATA_DIR/read.db`) in MiB. */
+  readonly readCacheMb!: number;
   readonly s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
   readonly localSupplierDelayMs!: number;
   readonly accessTokenTtlSeconds!: number;
@@ -25,11 +27,41 @@ export class AppConfig {
   readonly adminPort!: number;
   /** JSON body limit in bytes. */
   readonly jsonBodyLimit!: number;
+  /** Request rate limits (CONTRACT §13) and failed sign-in throttling. */
+  readonly rateLimits!: RateLimitSettings;
+  /**
+   * What this process does (CONTRACT §13): `all` serves HTTP and runs the background work;
+   * `api` serves HTTP only; `worker` runs reactors, supplier jobs and timers and serves only
+   * health and metrics. Every role keeps the projections its reads need.
+   */
+  readonly processRole!: ProcessRole;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
   }
 }
+
+export interface RateLimitSettings {
+  /** RATE_LIMITS=off turns the request limits off (benchmarks); failed sign-ins stay throttled. */
+  readonly enabled: boolean;
+  /** Requests per minute per credential (API key or OAuth grant). */
+  readonly perCredential: number;
+  /** POST /v1/tasks per minute per credential. */
+  readonly taskCreations: number;
+  /** Requests per minute per client address without a valid credential. */
+  readonly perAddress: number;
+  /** Failed sign-ins per account (email) in 15 minutes before further attempts are refused. */
+  readonly signInFailuresPerAccount: number;
+  /** Failed sign-ins per client address in 15 minutes before further attempts are refused. */
+  readonly signInFailuresPerAddress: number;
+}
+export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+/** Whether a process of this role serves the public HTTP API. */
+export const servesApi = (role: ProcessRole): boolean => role !== 'worker';
+/** Whether a process of this role runs reactors, supplier jobs and background timers. */
+export const runsBackgroundWork = (role: ProcessRole): boolean => role !== 'api';
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -66,6 +98,26 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/**
+ * EVENTSTORE_URL as the EventStoreDB client library parses it (`esdb://` or
+ * `esdb+discover://`), so a value the client would refuse stops the start here, with the
+ * variable's name, rather than at the first connection.
+ */
+function eventStoreUrl(env: Env): string | undefined {
+  const raw = env.EVENTSTORE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseConnectionString } = require('@eventstore/db-client/dist/Client/parseConnectionString') as {
+    parseConnectionString(s: string): unknown;
+  };
+  try {
+    parseConnectionString(raw);
+  } catch (err) {
+    throw new ConfigError('EVENTSTORE_URL', `is not a connection string the EventStoreDB client accepts: ${(err as Error).message}`);
+  }
+  return raw;
+}
+
 /** Reads the signing secret from SIGNING_SECRET, else from (or into) DATA_DIR/signing.key. */
 function signingSecret(env: Env, dataDir: string): string {
   const raw = env.SIGNING_SECRET;
@@ -83,6 +135,25 @@ function signingSecret(env: Env, dataDir: string): string {
   } catch {
     return readFileSync(file, 'utf8').trim(); // another process wrote it first
   }
+}
+
+function rateLimits(env: Env): RateLimitSettings {
+  const mode = (env.RATE_LIMITS || 'on').toLowerCase();
+  if (!['on', 'off'].includes(mode)) throw new ConfigError('RATE_LIMITS', 'must be on or off');
+  return {
+    enabled: mode === 'on',
+    perCredential: envInt(env, 'RATE_LIMIT_PER_CREDENTIAL', 3000, 1, 10_000_000),
+    taskCreations: envInt(env, 'RATE_LIMIT_TASK_CREATIONS', 600, 1, 10_000_000),
+    perAddress: envInt(env, 'RATE_LIMIT_PER_ADDRESS', 3000, 1, 10_000_000),
+    signInFailuresPerAccount: envInt(env, 'SIGNIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+    signInFailuresPerAddress: envInt(env, 'SIGNIN_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+  };
+}
+
+function processRole(env: Env): ProcessRole {
+  const raw = env.PROCESS_ROLE || 'all';
+  if (!(PROCESS_ROLES as readonly string[]).includes(raw)) throw new ConfigError('PROCESS_ROLE', `must be one of ${PROCESS_ROLES.join(', ')}`);
+  return raw as ProcessRole;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -115,14 +186,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     logLevel,
     signingSecret: signingSecret(env, dataDir),
-    eventStoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrent:']),
+    eventStoreUrl: eventStoreUrl(env),
     mongoUrl: url(env, 'MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     mongoDb: env.MONGO_DB || 'gensvc',
+    readCacheMb: envInt(env, 'READ_CACHE_MB', 64, 1, 65_536),
     s3,
     localSupplierDelayMs: envInt(env, 'LOCAL_SUPPLIER_DELAY_MS', 1000, 0, 600_000),
     accessTokenTtlSeconds: envInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
     adminToken: env.ADMIN_TOKEN || undefined,
     adminPort: envInt(env, 'ADMIN_PORT', 3001, 0, 65535),
     jsonBodyLimit: envInt(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
+    rateLimits: rateLimits(env),
+    processRole: processRole(env),
   });
 }

@@ -11,7 +11,7 @@ import { loadConfig } from './config';
 import { AsProjection, SubscriptionEngine } from './event-sourcing/engine';
 import { documentProjection, type Projection } from './event-sourcing/projection';
 import { SqliteEventStore } from './event-sourcing/sqlite-event-store';
-import { MemoryReadStore } from './read-store/memory-read-store';
+import { SqliteReadStore } from './read-store/sqlite-read-store';
 import { MongoReadStore } from './read-store/mongo-read-store';
 import { createStores, type Stores } from './storage.module';
 
@@ -28,7 +28,7 @@ const counter = () =>
   });
 
 async function close(s: Stores) {
-  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close()]);
+  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close(), s.leases.close()]);
 }
 
 describe('createStores', () => {
@@ -41,7 +41,7 @@ describe('createStores', () => {
     const stores = await createStores(loadConfig({ DATA_DIR: dir }));
     try {
       expect(stores.events).toBeInstanceOf(SqliteEventStore);
-      expect(stores.readStore).toBeInstanceOf(MemoryReadStore);
+      expect(stores.readStore).toBeInstanceOf(SqliteReadStore);
       expect(stores.blobs).toBeInstanceOf(FsBlobStore);
       await stores.events.appendToStream('x-1', [{ type: 'A', data: {} }]);
       await stores.checkpoints.store('reactor:r', 0n);

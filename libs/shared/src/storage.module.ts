@@ -10,16 +10,19 @@ import { SubscriptionEngine } from './event-sourcing/engine';
 import { CheckpointStore, EventStore } from './event-sourcing/event-store.port';
 import { EsdbEventStore } from './event-sourcing/esdb-event-store';
 import { SqliteCheckpointStore, SqliteEventStore } from './event-sourcing/sqlite-event-store';
-import { MemoryReadStore } from './read-store/memory-read-store';
 import { MongoCheckpointStore, MongoReadStore } from './read-store/mongo-read-store';
 import { ReadStore } from './read-store/read-store.port';
+import { SqliteReadStore } from './read-store/sqlite-read-store';
+import { LeaseStore } from './leases/lease-store.port';
+import { ReadStoreLeaseStore } from './leases/read-store-lease-store';
+import { SqliteLeaseStore } from './leases/sqlite-lease-store';
 
 export type Stores = Awaited<ReturnType<typeof createStores>>;
 
 /**
  * Builds the event store, checkpoint store, read store and blob store the config asks for:
  * EventStoreDB when EVENTSTORE_URL is set, else SQLite under DATA_DIR; MongoDB when MONGO_URL
- * is set (read models and their checkpoints persist), else memory (rebuilt at start); MinIO
+ * is set, else SQLite in DATA_DIR/read.db (read models and their checkpoints persist either way); MinIO
  * when S3_* are set, else files under DATA_DIR/blobs. Reactor checkpoints live with the
  * events on SQLite, in MongoDB when it is configured, else in DATA_DIR/checkpoints.db.
  */
@@ -28,6 +31,7 @@ export async function createStores(config: AppConfig): Promise<{
   checkpoints: CheckpointStore;
   readStore: ReadStore;
   blobs: BlobStore;
+  leases: LeaseStore;
 }> {
   const opened: { close(): Promise<void> }[] = [];
   try {
@@ -38,7 +42,7 @@ export async function createStores(config: AppConfig): Promise<{
       opened.push(mongo);
       readStore = mongo;
     } else {
-      readStore = new MemoryReadStore();
+      readStore = opening(SqliteReadStore.open(join(config.dataDir, 'read.db'), { cacheMb: config.readCacheMb }), opened);
     }
     let events: EventStore;
     let checkpoints: CheckpointStore;
@@ -62,7 +66,10 @@ export async function createStores(config: AppConfig): Promise<{
     } else {
       blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
     }
-    return { events, checkpoints, readStore, blobs };
+    // Leases are shared by every process on the same stores: in MongoDB when it is
+    // configured, else in DATA_DIR/leases.db (processes on one machine).
+    const leases = mongo ? new ReadStoreLeaseStore(mongo) : opening(new SqliteLeaseStore(join(config.dataDir, 'leases.db')), opened);
+    return { events, checkpoints, readStore, blobs, leases };
   } catch (err) {
     await Promise.allSettled(opened.map((s) => s.close()));
     throw err;
@@ -83,6 +90,7 @@ class StoreCloser implements OnApplicationShutdown {
     @Inject(ReadStore) private readonly readStore: ReadStore,
     @Inject(BlobStore) private readonly blobs: BlobStore,
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
+    @Inject(LeaseStore) private readonly leases: LeaseStore,
     private readonly engine: SubscriptionEngine,
   ) {}
   async onApplicationShutdown(): Promise<void> {
@@ -91,6 +99,7 @@ class StoreCloser implements OnApplicationShutdown {
       this.events.close(),
       this.readStore.close(),
       this.blobs.close(),
+      this.leases.close(),
       ...(this.checkpoints instanceof SqliteCheckpointStore ? [this.checkpoints.close()] : []),
     ]);
   }
@@ -115,10 +124,11 @@ export class StorageModule {
         { provide: CheckpointStore, useFactory: (s: Stores) => s.checkpoints, inject: ['STORES'] },
         { provide: ReadStore, useFactory: (s: Stores) => s.readStore, inject: ['STORES'] },
         { provide: BlobStore, useFactory: (s: Stores) => s.blobs, inject: ['STORES'] },
+        { provide: LeaseStore, useFactory: (s: Stores) => s.leases, inject: ['STORES'] },
         SubscriptionEngine,
         StoreCloser,
       ],
-      exports: [AppConfig, Clock, EventStore, CheckpointStore, ReadStore, BlobStore, SubscriptionEngine],
+      exports: [AppConfig, Clock, EventStore, CheckpointStore, ReadStore, BlobStore, LeaseStore, SubscriptionEngine],
     };
   }
 }

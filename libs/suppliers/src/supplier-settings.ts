@@ -41,13 +41,19 @@ export class SupplierSettings {
   publicBaseUrl: string;
   /** Secret the callback tokens derive from (SIGNING_SECRET). */
   signingSecret: string;
+  /**
+   * Time to live of a worker's claim on a job (SUPPLIER_JOB_LEASE_MS): renewed while the
+   * worker runs; when the worker dies, another one takes the job over after this long.
+   */
+  jobLeaseMs: number;
 
-  constructor(values: Pick<SupplierSettings, 'jobDeadlineMs' | 'callbackWindowSeconds' | 'channels' | 'publicBaseUrl' | 'signingSecret'>) {
+  constructor(values: Pick<SupplierSettings, 'jobDeadlineMs' | 'callbackWindowSeconds' | 'channels' | 'publicBaseUrl' | 'signingSecret'> & { jobLeaseMs?: number }) {
     this.jobDeadlineMs = values.jobDeadlineMs;
     this.callbackWindowSeconds = values.callbackWindowSeconds;
     this.channels = values.channels;
     this.publicBaseUrl = values.publicBaseUrl;
     this.signingSecret = values.signingSecret;
+    this.jobLeaseMs = values.jobLeaseMs ?? 30_000;
   }
 }
 
@@ -124,5 +130,6 @@ export function loadSupplierSettings(config: AppConfig, env: Env = process.env):
     channels,
     publicBaseUrl: config.publicBaseUrl,
     signingSecret: config.signingSecret,
+    jobLeaseMs: envInt(env, 'SUPPLIER_JOB_LEASE_MS', 30_000, 1_000, 600_000),
   });
 }

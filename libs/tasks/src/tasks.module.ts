@@ -2,16 +2,20 @@ import { Module } from '@nestjs/common';
 import { TasksController } from './api/tasks.controller';
 import { CancelTaskHandler } from './application/cancel-task/cancel-task.handler';
 import { CreateTaskHandler } from './application/create-task/create-task.handler';
-import { CreationRecovery, PendingCreationsProjection } from './application/create-task/creation-recovery';
+import { TaskCreationRunner } from './application/create-task/creation-runner';
+import { TaskCreationReactor } from './application/create-task/task-creation.reactor';
 import { TaskExecutionReactor } from './application/execution/task-execution.reactor';
-import { TaskSettlement } from './application/execution/task-settlement';
+import { TaskSettlement } from './application/settle-task/task-settlement';
+import { TaskSettlementReactor } from './application/settle-task/task-settlement.reactor';
 import { TaskQueries } from './application/task-list/task-queries';
 import { TasksProjection } from './application/task-list/tasks.projection';
 import { TaskStore } from './application/task-store';
 
 /**
- * Tasks context: task creation from a quote (quote lock + fund reservation, idempotent, with
- * crash recovery), execution through the supplier gateway, settlement, cancellation, and the
+ * Tasks context: task creation from a quote (a workflow: quote lock, fund reservation, task;
+ * run inline by the request and from the checkpointed subscription, which finishes what a
+ * crash interrupted), execution through the supplier gateway, settlement (a workflow),
+ * cancellation, and the
  * task and bill read models (GET /v1/tasks, /v1/tasks/{id}, /v1/billing).
  */
 @Module({
@@ -19,10 +23,11 @@ import { TaskStore } from './application/task-store';
   providers: [
     TaskStore,
     CreateTaskHandler,
-    CreationRecovery,
-    PendingCreationsProjection,
+    TaskCreationRunner,
+    TaskCreationReactor,
     CancelTaskHandler,
     TaskSettlement,
+    TaskSettlementReactor,
     TaskExecutionReactor,
     TaskQueries,
     TasksProjection,

@@ -269,7 +269,8 @@ export class Gensvc {
         last = fingerprint;
         o.onUpdate?.(task);
       }
-      if (TERMINAL_TASK_STATUSES.includes(task.status)) return task;
+      // A finished task is returned once it is settled too, so its charged amount is final.
+      if (TERMINAL_TASK_STATUSES.includes(task.status) && task.settlement_status !== 'reserved') return task;
       const left = timeoutMs - (Date.now() - started);
       if (left <= 0) throw new TimeoutError(`task ${id} is still ${task.status} after ${Math.round(timeoutMs / 1000)} s`);
       await sleep(Math.min(interval, left), o.signal);

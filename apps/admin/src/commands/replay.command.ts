@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SingleBar } from 'cli-progress';
-import { AppConfig, AppError, MemoryReadStore, ReadStore, type ErrorCode } from '@gensvc/shared';
+import { AppConfig, AppError, type ErrorCode } from '@gensvc/shared';
 import { AdminClient, AdminUnreachableError, ReplayService, adminBaseUrl, type ReplayResult, type ReplayState } from '@gensvc/operations';
 import { UsageError, type AdminCommand, type Flags } from '../command';
 
@@ -68,10 +68,8 @@ async function replayInServer(client: AdminClient, projections: string[] | undef
  * `replay [--projection NAME[,NAME...]]`: rebuilds projections into fresh collections, then
  * switches atomically. With ADMIN_TOKEN set and the server's admin endpoint answering, the
  * server does the replay (its read models are the live ones). Otherwise this process
- * replays against its own stores: with MongoDB that rebuilds the shared read models (a
- * running server adopts them); with the embedded in-memory read store it rebuilds every
- * projection from every event as the next server start would, which verifies the event
- * history, the upcasters and the projections, and changes nothing a running server serves.
+ * replays against its own stores, which a running server shares (MongoDB, or the embedded
+ * `DATA_DIR/read.db`): the server's projection loop adopts the rebuilt read models.
  */
 export const replayCommand: AdminCommand = {
   words: ['replay'],
@@ -90,14 +88,7 @@ export const replayCommand: AdminCommand = {
           process.stderr.write(`${err.message}; replaying in this process instead\n`);
         }
       }
-      const inMemory = app.get(ReadStore) instanceof MemoryReadStore;
-      if (inMemory) {
-        process.stderr.write(
-          'replaying into this process\'s in-memory read store: this verifies every projection over every event as the next server start would; ' +
-            'a running server is not affected (set ADMIN_TOKEN for both to replay inside the server)\n',
-        );
-      }
-      return await app.get(ReplayService).run({ projections, record: !inMemory }, (s) => bar.update(s));
+      return await app.get(ReplayService).run({ projections }, (s) => bar.update(s));
     } finally {
       bar.stop();
     }

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '@gensvc/shared';
 import { sendError } from './error-response';
@@ -16,10 +16,20 @@ const BY_STATUS: Record<number, string> = {
   429: 'RATE_LIMITED',
 };
 
-/** Maps every error to the spec's error object with the request id; never leaks internals. */
+/** The methods a path is served with (empty when no route has the path). */
+export type AllowedMethods = (path: string) => string[];
+
+/**
+ * Maps every error to the spec's error object with the request id; never leaks internals.
+ * A path that exists but not with the request's method answers 405 METHOD_NOT_ALLOWED with
+ * `Allow`; a path that does not exist, 404.
+ */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly allowedMethods: AllowedMethods = () => [],
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
@@ -29,6 +39,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
+      if (status === HttpStatus.NOT_FOUND) {
+        const req = host.switchToHttp().getRequest<Request>();
+        const allowed = this.allowedMethods(req.path);
+        if (allowed.length) {
+          return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; allowed: ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
+        }
+      }
       const code = BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR');
       const message = status === HttpStatus.NOT_FOUND ? 'no such route' : messageOf(exception);
       if (status >= 500) this.logger.error({ err: exception }, 'request failed');

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type RequestHandler } from 'express';
 import { sendError } from './error-response';
+import { MAX_JSON_DEPTH, forbiddenKeyPath, isJsonMediaType, jsonDepth } from './json-body';
 
 /**
  * Routes whose body is raw bytes, streamed by their controllers (never parsed): file
@@ -13,25 +14,62 @@ export function isRawBodyRoute(req: Request): boolean {
   );
 }
 
+/** Routes that take HTML form bodies (the OAuth pages and endpoints, RFC 6749 / 7009). */
+export function isFormRoute(req: Request): boolean {
+  return req.method === 'POST' && /^\/(authorize|token|revoke)\/?$/.test(req.path);
+}
+
+/** Whether the request carries a body: a non-zero Content-Length, or chunked transfer. */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length.trim() !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const tooDeep = () => Object.assign(new Error(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 400, type: 'entity.too.deep' });
+
 /**
- * JSON and form bodies, with parse and size errors answered in the spec's error shape
- * (never Express's HTML page).
+ * Request bodies: JSON everywhere (at most `limit` bytes and MAX_JSON_DEPTH levels deep,
+ * without `__proto__` or `constructor` keys), HTML forms only on the OAuth routes, raw
+ * bytes only on the upload and callback routes. Any other body is 415
+ * UNSUPPORTED_MEDIA_TYPE before a controller runs, so nothing changes. Parse and size
+ * errors are answered in the spec's error shape (never Express's HTML page).
  */
 export function bodyParsers(limit: number): RequestHandler {
-  const json = express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
-  const form = express.urlencoded({ limit: 65_536, extended: false });
+  const json = express.json({
+    limit,
+    strict: true,
+    type: () => true,
+    verify: (_req, _res, buf) => {
+      if (jsonDepth(buf, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();
+    },
+  });
+  const form = express.urlencoded({ limit: 65_536, extended: false, type: () => true });
   return (req: Request, res: Response, next: NextFunction) => {
-    if (isRawBodyRoute(req)) return next();
-    json(req, res, (err?: unknown) => {
-      if (err) return parserError(err, res);
-      form(req, res, (err2?: unknown) => (err2 ? parserError(err2, res) : next()));
-    });
+    // Only methods that take a body are read; any other (GET, TRACE, ...) goes on to routing.
+    if (isRawBodyRoute(req) || !BODY_METHODS.has(req.method) || !hasBody(req)) return next();
+    const type = req.headers['content-type'];
+    if (isJsonMediaType(type)) {
+      return json(req, res, (err?: unknown) => {
+        if (err) return parserError(err, res);
+        const bad = forbiddenKeyPath(req.body);
+        if (bad) return sendError(res, 400, 'VALIDATION_ERROR', `${bad}: unknown field`);
+        next();
+      });
+    }
+    if (isFormRoute(req) && type?.split(';', 1)[0].trim().toLowerCase() === 'application/x-www-form-urlencoded') {
+      return form(req, res, (err?: unknown) => (err ? parserError(err, res) : next()));
+    }
+    return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', type ? `Content-Type ${type.split(';', 1)[0].trim()} is not accepted here: send application/json` : 'the body has no Content-Type: send application/json');
   };
 }
 
 function parserError(err: unknown, res: Response): void {
-  const e = err as { type?: string; status?: number };
+  const e = err as { type?: string; status?: number; message?: string };
   if (e.type === 'entity.too.large') return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
+  if (e.type === 'entity.too.deep') return sendError(res, 400, 'VALIDATION_ERROR', e.message ?? 'request body is nested too deeply');
   if (e.type === 'entity.parse.failed') return sendError(res, 400, 'VALIDATION_ERROR', 'request body is not valid JSON');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported body encoding or charset');

@@ -166,7 +166,13 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
     }
     for (const q of doc?.query ?? []) if (!parameters.some((p) => p.name === q.name && p.in === 'query')) parameters.push(parameter('query', q));
     for (const h of doc?.headers ?? []) parameters.push(parameter('header', h));
-    parameters.push(parameter('header', { name: 'X-Request-Id', description: 'reused when 1 to 128 characters [A-Za-z0-9._-]', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } }));
+    parameters.push(
+      parameter('header', {
+        name: 'X-Request-Id',
+        description: 'optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)',
+        schema: { type: 'string' },
+      }),
+    );
 
     let requestBody: unknown = doc?.requestBody;
     if (!requestBody && dtos.body) {
@@ -188,6 +194,9 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
     const isApi = route.path.startsWith('/v1/');
     const errorCodes = [...(doc?.errors ?? [])];
     if (isApi && route.path.includes(':') && !errorCodes.includes('NOT_FOUND')) errorCodes.push('NOT_FOUND');
+    // Any body may be malformed, of another type or too large; any request may be rate limited.
+    if (isApi && requestBody) for (const c of ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] as const) if (!errorCodes.includes(c)) errorCodes.push(c);
+    if (isApi && !errorCodes.includes('RATE_LIMITED')) errorCodes.push('RATE_LIMITED');
     const responses = { ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }), ...(isApi ? errorResponses(errorCodes) : {}) };
 
     (paths[docPath] ??= {})[method] = {

@@ -1,25 +1,7 @@
-import ipaddr from 'ipaddr.js';
-import { AppError } from '@gensvc/shared';
+import { AppError, isIpLiteral, refusedAddress, refusedHostName } from '@gensvc/shared';
 
-/**
- * Which network addresses an import may connect to: public unicast only. Everything
- * ipaddr.js classifies otherwise is refused: private (10/8, 172.16/12, 192.168/16),
- * loopback, link-local (169.254/16, fe80::/10), multicast, unspecified (0/8, ::),
- * unique-local (fc00::/7), carrier-grade NAT, reserved and documentation ranges, IPv4-mapped
- * IPv6 (::ffff:a.b.c.d), NAT64, 6to4, Teredo and the like.
- */
-export function refusedAddress(address: string): string | null {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  if (!ipaddr.isValid(bare)) return 'not an IP address';
-  const parsed = ipaddr.parse(bare);
-  const range = parsed.range();
-  return range === 'unicast' ? null : range;
-}
-
-export const isIpLiteral = (host: string): boolean => {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
-};
+/** The shared address guard (libs/shared `network/address-guard`): webhooks use the same one. */
+export { isIpLiteral, refusedAddress };
 
 const forbidden = (why: string) => new AppError('IMPORT_URL_FORBIDDEN', `url: ${why}`);
 
@@ -46,9 +28,6 @@ export function checkImportUrl(raw: unknown, field = 'url'): URL {
     if (why) throw forbidden(`${host} is not a public address (${why})`);
     return url;
   }
-  const name = host.replace(/\.$/, '').toLowerCase();
-  if (!name.includes('.') || name === 'localhost' || /\.(localhost|local|internal|intranet|home\.arpa|lan)$/.test(name)) {
-    throw forbidden(`${host} is not a public host name`);
-  }
+  if (refusedHostName(host)) throw forbidden(`${host} is not a public host name`);
   return url;
 }

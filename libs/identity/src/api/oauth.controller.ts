@@ -1,9 +1,9 @@
-import { Controller, Get, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Optional, Post, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import oauth2orize from 'oauth2orize';
-import { AppConfig, Clock, Public, ReadStore, SCOPES } from '@gensvc/shared';
+import { AppConfig, Clock, Public, ReadStore, SCOPES, SharedCounters } from '@gensvc/shared';
 import { AccountsService } from '../application/accounts.service';
 import { OAuthClientsService, type OAuthClient } from '../application/oauth-clients.service';
 import { OAuthService } from '../application/oauth.service';
@@ -44,6 +44,7 @@ class TokenEndpointError extends Error {
 }
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /** Runs connect-style middleware; resolves with its error, or when it calls next() or answers. */
 function run(mw: RequestHandler | RequestHandler[], req: Request, res: Response): Promise<unknown> {
@@ -90,6 +91,7 @@ export class OAuthController {
     private readonly oauth: OAuthService,
     readStore: ReadStore,
     clock: Clock,
+    @Optional() private readonly counters?: SharedCounters,
   ) {
     this.issuer = config.publicBaseUrl;
     const base = new URL(config.publicBaseUrl);
@@ -174,6 +176,7 @@ export class OAuthController {
   @Get('authorize')
   async authorize(@Req() req: OAuthRequest, @Res() res: Response): Promise<void> {
     this.pageHeaders(res);
+    if (await this.refuseResponseType(req, res)) return;
     const sessionErr = await run(this.sessions, req, res);
     if (sessionErr) return this.authorizeError(req, res, sessionErr);
     const err = await run(this.authorization, req, res);
@@ -200,8 +203,19 @@ export class OAuthController {
     }
     const action = body.action;
     if (action === 'login') {
-      const accountId = await this.accounts.verifyLogin(String(body.email ?? ''), String(body.password ?? ''));
+      const email = String(body.email ?? '');
+      const throttled = this.signInThrottled(req, email);
+      if (throttled) {
+        const client = await this.clients.find(txn.client);
+        res.setHeader('Retry-After', String(throttled));
+        res.status(429).type('html').send(
+          loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: `Too many failed sign-ins. Try again in ${Math.ceil(throttled / 60)} minutes.`, email }),
+        );
+        return;
+      }
+      const accountId = await this.accounts.verifyLogin(email, String(body.password ?? ''));
       if (!accountId) {
+        this.signInFailed(req, email);
         const client = await this.clients.find(txn.client);
         res.status(401).type('html').send(
           loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: 'Email or password is wrong.', email: String(body.email ?? ''), redirectUri: txn.redirectURI }),
@@ -293,6 +307,48 @@ export class OAuthController {
       return fail('PKCE is required for public clients: send code_challenge with code_challenge_method=S256', 'invalid_request');
     }
     return { client, redirectUri };
+  }
+
+  /**
+   * Only `response_type=code` is served. Another (or a missing) response type is answered
+   * by a redirect with `unsupported_response_type` (or `invalid_request`) when the client
+   * and its redirect URI are valid (RFC 6749 §4.1.2.1); otherwise the error page follows.
+   */
+  private async refuseResponseType(req: OAuthRequest, res: Response): Promise<boolean> {
+    const q = req.query as Record<string, unknown>;
+    if (q.response_type === 'code') return false;
+    const clientId = q.client_id;
+    const redirectUri = q.redirect_uri;
+    const client = typeof clientId === 'string' ? await this.clients.find(clientId) : null;
+    if (!client || typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) return false;
+    const missing = q.response_type === undefined || q.response_type === '';
+    const params: Record<string, string> = missing
+      ? { error: 'invalid_request', error_description: 'response_type is required (only code is supported)' }
+      : { error: 'unsupported_response_type', error_description: 'only response_type=code is supported' };
+    if (typeof q.state === 'string' && q.state.length <= 500) params.state = q.state;
+    this.redirect(res, redirectUri, params);
+    return true;
+  }
+
+  /**
+   * Failed sign-ins are counted per account (the email as typed, lower-cased) and per client
+   * address in 15-minute windows shared by every process; past SIGNIN_FAILURES_PER_ACCOUNT
+   * or SIGNIN_FAILURES_PER_ADDRESS further attempts are refused (429, the password is not
+   * even checked) until the window ends. Returns the seconds to wait, or 0.
+   */
+  private signInThrottled(req: Request, email: string): number {
+    if (!this.counters) return 0;
+    const { signInFailuresPerAccount: perAccount, signInFailuresPerAddress: perAddress } = this.config.rateLimits;
+    const account = this.counters.peek(`signin:account:${email.trim().toLowerCase()}`, SIGN_IN_WINDOW_MS);
+    const address = this.counters.peek(`signin:address:${req.ip ?? req.socket.remoteAddress}`, SIGN_IN_WINDOW_MS);
+    const waits = [account.count >= perAccount ? account.resetInMs : 0, address.count >= perAddress ? address.resetInMs : 0];
+    const wait = Math.max(...waits);
+    return wait > 0 ? Math.max(1, Math.ceil(wait / 1000)) : 0;
+  }
+
+  private signInFailed(req: Request, email: string): void {
+    this.counters?.hit(`signin:account:${email.trim().toLowerCase()}`, SIGN_IN_WINDOW_MS);
+    this.counters?.hit(`signin:address:${req.ip ?? req.socket.remoteAddress}`, SIGN_IN_WINDOW_MS);
   }
 
   /** The login form, or the consent form once the session has an account. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppConfig, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, newId, streamName } from '@gensvc/shared';
 import { formatCredential, hashSecret, idBody, parseCredential } from '../domain/credentials';
-import { OAuthGrantError, oauthGrantDecider, type NewTokens, type OAuthGrantCommand, type OAuthGrantEvent } from '../domain/oauth-grant';
+import { OAuthGrantError, oauthGrantDecider, type NewTokens, type OAuthGrantCommand, type OAuthGrantEvent, type RevokeReason } from '../domain/oauth-grant';
 import type { OAuthClient } from './oauth-clients.service';
 import { ACCESS_TOKENS, type AccessTokenDoc } from './read-models';
 
@@ -69,7 +69,10 @@ export class OAuthService {
       codeVerifier: input.codeVerifier as string | undefined,
       tokens,
       now: this.clock.now(),
-    }, access, refresh, 'the authorization code was already used; every token issued from it is revoked');
+    }, access, refresh, (reason) =>
+      reason === 'code_verifier_mismatch'
+        ? 'code_verifier does not match the code challenge; the authorization code is spent'
+        : 'the authorization code was already used; every token issued from it is revoked');
   }
 
   /** grant_type=refresh_token (rotation; a reused refresh token revokes the grant). */
@@ -89,12 +92,13 @@ export class OAuthService {
       scopes,
       tokens,
       now: this.clock.now(),
-    }, access, refresh, 'the refresh token was already used; the grant is revoked');
+    }, access, refresh, () => 'the refresh token was already used; the grant is revoked');
   }
 
   /**
    * RFC 7009: revokes an access token (that token) or a refresh token (the whole grant).
-   * Unknown tokens and tokens of other clients are ignored (the answer is the same).
+   * Unknown tokens are ignored (the answer is the same); a token issued to another client
+   * is refused with `unauthorized_client` and stays valid (RFC 7009 §2.1).
    */
   async revoke(input: { client: OAuthClient; token: unknown }): Promise<void> {
     const parsed = parseCredential(input.token);
@@ -102,7 +106,8 @@ export class OAuthService {
     const token = input.token as string;
     if (parsed.kind === 'gsa') {
       const doc = await this.readStore.collection<AccessTokenDoc>(ACCESS_TOKENS).findOne({ _id: `at_${parsed.id}` });
-      if (!doc || doc.client_id !== input.client.clientId || doc.secret_hash !== hashSecret(token)) return;
+      if (!doc || doc.secret_hash !== hashSecret(token)) return;
+      if (doc.client_id !== input.client.clientId) throw notThisClients();
       const r = await handleCommand(this.events, oauthGrantStream(doc.grant_id), oauthGrantDecider, { type: 'RevokeAccessToken', accessTokenId: doc._id, now: this.clock.now() });
       await this.engine.waitFor(r.position);
       return;
@@ -114,8 +119,9 @@ export class OAuthService {
       const recorded = await this.events.readStream<OAuthGrantEvent>(stream);
       let state = oauthGrantDecider.initialState();
       for (const e of recorded) state = oauthGrantDecider.evolve(state, { type: e.type, data: e.data } as OAuthGrantEvent);
-      if (state.status === 'none' || state.clientId !== input.client.clientId) return;
+      if (state.status === 'none') return;
       if (state.refreshHash !== hash && !state.rotatedRefreshHashes.includes(hash)) return;
+      if (state.clientId !== input.client.clientId) throw notThisClients();
       const r = await handleCommand(this.events, stream, oauthGrantDecider, { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.clock.now() });
       await this.engine.waitFor(r.position);
     }
@@ -139,11 +145,14 @@ export class OAuthService {
     };
   }
 
-  private async run(grantId: string, command: OAuthGrantCommand, access: string, refresh: string, reuseMessage: string): Promise<TokenResponse> {
+  private async run(grantId: string, command: OAuthGrantCommand, access: string, refresh: string, refusal: (reason: RevokeReason | undefined) => string): Promise<TokenResponse> {
     const result = await handleCommand(this.events, oauthGrantStream(grantId), oauthGrantDecider, command);
     await this.engine.waitFor(result.position);
     const issued = result.events.find((e) => e.type === 'OAuthTokensIssued');
-    if (!issued || issued.type !== 'OAuthTokensIssued') throw new OAuthGrantError('invalid_grant', reuseMessage);
+    if (!issued || issued.type !== 'OAuthTokensIssued') {
+      const revoked = result.events.find((e) => e.type === 'OAuthGrantRevoked');
+      throw new OAuthGrantError('invalid_grant', refusal(revoked?.type === 'OAuthGrantRevoked' ? revoked.data.reason : undefined));
+    }
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -153,3 +162,5 @@ export class OAuthService {
     };
   }
 }
+
+const notThisClients = (): OAuthGrantError => new OAuthGrantError('unauthorized_client', 'the token was not issued to this client');

@@ -46,10 +46,13 @@ export type OAuthGrantEvent =
       readonly data: {
         readonly grantId: string;
         readonly accountId: string;
-        readonly reason: 'code_reuse' | 'refresh_token_reuse' | 'revoked_by_client';
+        /** `code_verifier_mismatch`: a failed PKCE attempt spends the code (it can never be redeemed afterwards). */
+        readonly reason: RevokeReason;
         readonly revokedAt: string;
       };
     };
+
+export type RevokeReason = 'code_reuse' | 'refresh_token_reuse' | 'revoked_by_client' | 'code_verifier_mismatch';
 
 interface GrantFields {
   readonly grantId: string;
@@ -119,7 +122,7 @@ export type OAuthGrantCommand =
 /** Why a token request fails (RFC 6749 §5.2), for the token endpoint to answer. */
 export class OAuthGrantError extends Error {
   constructor(
-    readonly error: 'invalid_grant' | 'invalid_request' | 'invalid_scope',
+    readonly error: 'invalid_grant' | 'invalid_request' | 'invalid_scope' | 'unauthorized_client',
     message: string,
   ) {
     super(message);
@@ -157,7 +160,7 @@ function tokensEvent(state: GrantFields, via: 'authorization_code' | 'refresh_to
   };
 }
 
-const revoke = (state: GrantFields, reason: 'code_reuse' | 'refresh_token_reuse' | 'revoked_by_client', now: Date): OAuthGrantEvent => ({
+const revoke = (state: GrantFields, reason: RevokeReason, now: Date): OAuthGrantEvent => ({
   type: 'OAuthGrantRevoked',
   data: { grantId: state.grantId, accountId: state.accountId, reason, revokedAt: now.toISOString() },
 });
@@ -237,9 +240,9 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
         if (Date.parse(state.codeExpiresAt) <= command.now.getTime()) throw new OAuthGrantError('invalid_grant', 'the authorization code has expired');
         if (command.redirectUri !== state.redirectUri) throw new OAuthGrantError('invalid_grant', 'redirect_uri does not match the authorization request');
         if (state.codeChallenge) {
-          if (!command.codeVerifier) throw new OAuthGrantError('invalid_grant', 'code_verifier is required (PKCE)');
-          if (!VERIFIER.test(command.codeVerifier) || !sameHash(pkceChallenge(command.codeVerifier), state.codeChallenge)) {
-            throw new OAuthGrantError('invalid_grant', 'code_verifier does not match the code challenge');
+          // A missing or wrong verifier spends the code: whoever guesses gets one try (RFC 9700 §4.8).
+          if (!command.codeVerifier || !VERIFIER.test(command.codeVerifier) || !sameHash(pkceChallenge(command.codeVerifier), state.codeChallenge)) {
+            return [revoke(state, 'code_verifier_mismatch', command.now)];
           }
         } else if (command.codeVerifier !== undefined) {
           throw new OAuthGrantError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');

@@ -70,14 +70,18 @@ describe('OAuth grant decider', () => {
   });
 
   it('refuses a wrong verifier, a missing one, a wrong client, a wrong code, a wrong redirect URI and an expired code', () => {
-    expect(grantError([codeIssued], redeem({ codeVerifier: 'w'.repeat(50) }))).toBe('invalid_grant');
-    expect(grantError([codeIssued], redeem({ codeVerifier: undefined }))).toBe('invalid_grant');
     expect(grantError([codeIssued], redeem({ clientId: 'client_2' }))).toBe('invalid_grant');
     expect(grantError([codeIssued], redeem({ codeHash: 'other' }))).toBe('invalid_grant');
     expect(grantError([codeIssued], redeem({ redirectUri: 'https://app.example/cb/' }))).toBe('invalid_grant');
     expect(grantError([codeIssued], redeem({ redirectUri: undefined }))).toBe('invalid_grant');
     expect(grantError([codeIssued], redeem({ now: later(60_000) }))).toBe('invalid_grant');
     expect(grantError([], redeem())).toBe('invalid_grant');
+  });
+
+  it('spends the code on a wrong or missing verifier: the grant is revoked and the right verifier comes too late', () => {
+    const spent: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_verifier_mismatch', revokedAt: later(1000).toISOString() } };
+    for (const codeVerifier of ['w'.repeat(50), undefined, 'short']) spec.given([codeIssued]).when(redeem({ codeVerifier })).then([spent]);
+    expect(grantError([codeIssued, spent], redeem())).toBe('invalid_grant');
   });
 
   it('refuses a verifier when the request had no challenge', () => {

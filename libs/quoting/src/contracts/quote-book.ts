@@ -21,6 +21,17 @@ export interface LockedQuote {
   readonly expiresAt: string;
 }
 
+/** Why a quote cannot be locked: NOT_FOUND, QUOTE_EXPIRED or QUOTE_ALREADY_USED. */
+export interface QuoteRefusal {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The answer to `accept`: the locked terms, or the refusal (nothing changed). */
+export type QuoteAcceptance =
+  | { readonly accepted: true; readonly quote: LockedQuote; readonly position?: bigint }
+  | { readonly accepted: false; readonly refusal: QuoteRefusal };
+
 /** What the tasks context may ask of the quoting context. */
 export abstract class QuoteBook {
   /**
@@ -28,8 +39,11 @@ export abstract class QuoteBook {
    * another account's), QUOTE_EXPIRED, QUOTE_ALREADY_USED otherwise. Changes nothing.
    */
   abstract usable(quoteId: string, accountId: string): Promise<LockedQuote>;
-  /** Locks the quote for `taskId` (QuoteAccepted). Idempotent per task id; same errors as `usable`. */
-  abstract accept(quoteId: string, accountId: string, taskId: string): Promise<{ quote: LockedQuote; position?: bigint }>;
+  /**
+   * Locks the quote for `taskId` (QuoteAccepted). Idempotent per task id. A quote that cannot
+   * be locked answers its refusal (same reasons as `usable`) rather than throwing.
+   */
+  abstract accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance>;
   /** Gives the lock of `taskId` back (a rolled-back creation); `taskId` can never lock it again. Idempotent. */
   abstract release(quoteId: string, taskId: string): Promise<{ position?: bigint }>;
 }

@@ -249,6 +249,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   }
 
   private projectionLoop(onCaughtUp: () => void): Loop {
+    if (this.readStore.transaction) return this.transactionalProjectionLoop(onCaughtUp);
     const target = targetOf(this.readStore);
     const positions = this.positions;
     let held = false;
@@ -309,6 +310,80 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         onCaughtUp();
       }
       return batch.length === BATCH;
+    }));
+  }
+
+  /**
+   * The projection loop on a store with transactions (the embedded SQLite store): each batch
+   * is one transaction that reads the stored checkpoints, applies the events after them and
+   * stores the new checkpoints with the documents. A crash loses the batch whole, and
+   * processes sharing the store take turns (the transaction holds the file's write lock), each
+   * continuing from what the other committed: every event is applied once. A replay switches
+   * its rebuilt collections and checkpoints in one such transaction, so no hold is needed.
+   */
+  private transactionalProjectionLoop(onCaughtUp: () => void): Loop {
+    const target = targetOf(this.readStore);
+    const positions = this.positions;
+    const checkpoints = this.readStore.collection<{ _id: string; position: string; generation?: string | null }>(CHECKPOINTS);
+    const names = () => this.projections.map((p) => p.name);
+    const lowest = () => [...positions.values()].reduce((a, b) => (a < b ? a : b));
+    const load = async () => {
+      const stored = new Map((await checkpoints.find({ _id: { $in: names() } })).map((d) => [d._id, d]));
+      for (const p of this.projections) {
+        const doc = stored.get(p.name);
+        positions.set(p.name, doc ? BigInt(doc.position) : -1n);
+        this.generations.set(p.name, doc?.generation ?? null);
+      }
+    };
+    return this.loop('projections', () => this.pauseProjections(async () => {
+      if (!this.projections.length) {
+        this.projected = await this.events.headPosition();
+        this.release();
+        onCaughtUp();
+        return false;
+      }
+      if (positions.size === 0) {
+        await load();
+        this.projected = lowest();
+      }
+      // Nothing stored after what the stored checkpoints say is applied: no transaction. (They
+      // are read again: a replay elsewhere may have moved them.)
+      const head = await this.events.headPosition();
+      if (head <= this.projected) {
+        await load();
+        if (lowest() >= head) {
+          this.projected = lowest();
+          this.release();
+          onCaughtUp();
+          return false;
+        }
+      }
+      let read = 0;
+      await this.readStore.transaction!(async () => {
+        await load();
+        const before = new Map(positions);
+        const batch = await this.events.readAll({ after: lowest(), maxCount: BATCH });
+        read = batch.length;
+        for (const event of batch) {
+          for (const p of this.projections) {
+            if ((positions.get(p.name) ?? -1n) >= event.position) continue;
+            if (p.handles.includes(event.type)) await p.apply(event, target);
+            positions.set(p.name, event.position);
+          }
+        }
+        for (const p of this.projections) {
+          const at = positions.get(p.name)!;
+          if (at === before.get(p.name)) continue;
+          await checkpoints.replaceOne({ _id: p.name }, { _id: p.name, position: String(at), generation: this.generations.get(p.name) ?? null }, { upsert: true });
+        }
+      }).catch(async (err) => {
+        positions.clear(); // reloaded from the store on the next step
+        throw err;
+      });
+      this.projected = lowest();
+      this.release();
+      if (read < BATCH) onCaughtUp();
+      return read === BATCH;
     }));
   }
 

@@ -1,8 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readStoreContract } from '../testing/contracts/read-store.contract';
-import { MemoryReadStore } from './memory-read-store';
 import { MongoReadStore } from './mongo-read-store';
+import { SqliteReadStore } from './sqlite-read-store';
 
-readStoreContract('in-memory (embedded, mingo)', async () => ({ store: new MemoryReadStore() }));
+readStoreContract('SQLite (embedded, file)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gensvc-read-'));
+  return { store: SqliteReadStore.open(join(dir, 'read.db')), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+});
 
 const mongoUrl = process.env.MONGO_URL;
 if (mongoUrl) {

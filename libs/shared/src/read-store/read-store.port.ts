@@ -24,6 +24,13 @@ export interface IndexSpec {
   readonly keys: Record<string, 1 | -1>;
   readonly unique?: boolean;
   readonly name?: string;
+  /**
+   * A substring search index over the string fields of `keys` (directions are ignored): a
+   * store that has one uses it to narrow case-insensitive `$regex` searches for literal text
+   * (an `$or` of such regexes over these fields, as the task list's `q` makes). Results are
+   * the same with or without it; stores without such indexes (MongoDB) ignore the spec.
+   */
+  readonly search?: boolean;
 }
 
 /** Raised when an insert or upsert would duplicate a unique key (`_id` or a unique index). */
@@ -60,6 +67,14 @@ export abstract class ReadStore {
    */
   abstract renameCollection(from: string, to: string): Promise<void>;
   abstract listCollections(): Promise<string[]>;
+  /**
+   * Capability of stores whose writes can be grouped (the embedded SQLite store): runs `fn`,
+   * and every write it makes through this store, as one transaction, committed when `fn`
+   * resolves and rolled back when it throws. Writes of other callers meanwhile wait for it.
+   * The projection loop stores each batch's documents and checkpoints this way, and replays
+   * rebuild and switch this way. Stores without it (MongoDB) leave it undefined.
+   */
+  transaction?<T>(fn: () => Promise<T>): Promise<T>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 }

@@ -1,15 +1,20 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import {
+  AppConfig,
   Clock,
   EventStore,
+  LeaseStore,
   ReadStore,
   RequestContexts,
   SubscriptionEngine,
   handleCommand,
   isoTime,
   loadAggregate,
+  runsBackgroundWork,
   streamName,
 } from '@gensvc/shared';
+import { SupplierSettings } from '../supplier-settings';
 import { SUPPLIER_JOB_STREAM } from '../contracts/supplier-gateway';
 import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../domain/supplier-job';
 import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from './supplier-channel';
@@ -33,10 +38,17 @@ interface Slot {
  * its effect through `handleCommand` (optimistic concurrency), so a repeated or concurrent
  * step changes nothing twice. Steps of one task never overlap in this process.
  *
- * Survives restarts: once the subscriptions have started (the API process; the admin CLI
- * never runs jobs) and the projections caught up, it resumes every unfinished job from the
- * `supplier_jobs` read model; new jobs arrive through `schedule` (the gateway and the
- * worker reactor). Deadlines come from the job's stream, so they hold across restarts.
+ * Survives restarts: once the subscriptions have started (a process whose role runs
+ * background work, `all` or `worker`; the admin CLI never runs jobs) and the projections
+ * caught up, it resumes every unfinished job from the `supplier_jobs` read model; new jobs
+ * arrive through `schedule` (the gateway and the worker reactor). Deadlines come from the
+ * job's stream, so they hold across restarts.
+ *
+ * Several workers: every worker learns of every job, but a job steps only in the worker
+ * that holds its lease (`supplier-job:<task id>` in the shared LeaseStore), so one worker
+ * submits it. The holder renews its leases every third of their time to live while it runs;
+ * when it dies, another worker takes the job over once the lease expired, and continues from
+ * what the job's stream recorded.
  */
 @Injectable()
 export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -50,6 +62,10 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   private stopWatchingClock: (() => void) | undefined;
   private resumed = false;
   private stopped = false;
+  /** Jobs whose lease this process holds. */
+  private readonly held = new Set<string>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly owner = `jobs-${process.pid}-${randomUUID()}`;
 
   constructor(
     private readonly events: EventStore,
@@ -57,6 +73,9 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     private readonly engine: SubscriptionEngine,
     private readonly clock: Clock,
     private readonly channels: SupplierChannels,
+    private readonly leases: LeaseStore,
+    private readonly settings: SupplierSettings,
+    private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -76,6 +95,8 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     };
     this.bootTimer = setTimeout(tick, 0);
     this.bootTimer.unref();
+    this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(this.settings.jobLeaseMs / 3)));
+    this.heartbeat.unref();
     this.stopWatchingClock = this.clock.onJump(() => {
       for (const taskId of [...this.slots.keys()]) this.schedule(taskId, 0);
     });
@@ -85,16 +106,20 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     this.stopped = true;
     this.stopWatchingClock?.();
     if (this.bootTimer) clearTimeout(this.bootTimer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     for (const slot of this.slots.values()) clearTimeout(slot.timer);
     this.slots.clear();
     this.abort.abort();
     const pending = [...this.chains.values()];
     await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, 5000).unref())]);
+    // Hand the jobs over at once instead of after the leases' time to live.
+    await Promise.allSettled([...this.held].map((taskId) => this.leases.release(leaseKey(taskId), this.owner)));
+    this.held.clear();
   }
 
-  /** Whether this process runs jobs (the subscriptions run here). */
+  /** Whether this process runs jobs (its role runs background work and the subscriptions run here). */
   get active(): boolean {
-    return !this.stopped && this.engine.health().started;
+    return !this.stopped && runsBackgroundWork(this.config.processRole) && this.engine.health().started;
   }
 
   /** Looks at the job at `at` (default now), or earlier if already due earlier. */
@@ -172,7 +197,34 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     for (const job of open) this.schedule(job.task_id);
   }
 
+  private async renewLeases(): Promise<void> {
+    for (const taskId of [...this.held]) {
+      try {
+        if (!(await this.leases.acquire(leaseKey(taskId), this.owner, this.settings.jobLeaseMs))) this.held.delete(taskId);
+      } catch (err) {
+        this.logger.warn({ err, taskId }, 'renewing a job lease failed');
+      }
+    }
+  }
+
+  /**
+   * Claims the job for this process. When another process holds it, looks again when that
+   * claim would expire (the holder renews it while alive, so this only succeeds after it died).
+   */
+  private async claim(taskId: string): Promise<boolean> {
+    if (await this.leases.acquire(leaseKey(taskId), this.owner, this.settings.jobLeaseMs)) {
+      this.held.add(taskId);
+      return true;
+    }
+    this.held.delete(taskId);
+    const holder = await this.leases.holder(leaseKey(taskId));
+    const wait = holder ? holder.expiresAt - Date.now() : 0;
+    this.schedule(taskId, Math.max(50, wait + Math.floor(Math.random() * 250)));
+    return false;
+  }
+
   private forget(taskId: string): void {
+    if (this.held.delete(taskId)) void this.leases.release(leaseKey(taskId), this.owner).catch(() => undefined);
     this.runtimes.delete(taskId);
     this.failures.delete(taskId);
     const slot = this.slots.get(taskId);
@@ -186,6 +238,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
       let result: StepResult;
       let deadline = Infinity;
       try {
+        if (!(await this.claim(taskId))) return;
         const { state } = await this.load(taskId);
         if (state.status === 'none' || isTerminal(state)) return this.forget(taskId);
         const job = state as ActiveJob;
@@ -223,5 +276,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     });
   }
 }
+
+const leaseKey = (taskId: string) => `supplier-job:${taskId}`;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

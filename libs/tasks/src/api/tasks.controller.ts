@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
-import { AppError, CurrentPrincipal, EventStore, RequireScope, SubscriptionEngine, type Principal } from '@gensvc/shared';
+import { AppError, Clock, CurrentPrincipal, EventStore, RequireScope, SubscriptionEngine, type Principal } from '@gensvc/shared';
 import { CreateTaskHandler } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
@@ -38,6 +38,7 @@ export class TasksController {
     private readonly queries: TaskQueries,
     private readonly engine: SubscriptionEngine,
     private readonly events: EventStore,
+    private readonly clock: Clock,
   ) {}
 
   @Post('tasks')
@@ -50,7 +51,11 @@ export class TasksController {
   ): Promise<TaskView> {
     const idempotencyKey = idempotencyKeyOf(key);
     const title = titleOf(body.title);
-    const result = await this.create.execute({ principal, idempotencyKey, quoteId: body.quote_id, title });
+    const result = await this.create.execute({
+      type: 'CreateTask',
+      data: { account_id: principal.accountId, connection_id: principal.connectionId, idempotency_key: idempotencyKey, quote_id: body.quote_id, title },
+      metadata: { now: this.clock.now() },
+    });
     // A repeat appends nothing itself, yet the first request's events must be readable too.
     await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
     return taskView(result.task);

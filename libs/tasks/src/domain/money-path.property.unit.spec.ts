@@ -83,7 +83,7 @@ class MoneyPath {
       this.wallet = reserved.state;
       if (!refusal) {
         const data = createdData(taskId, q.state.terms, this.now);
-        this.tasks.push({ id: taskId, state: run(taskDecider, taskDecider.initialState(), { type: 'CreateTask', data }).state });
+        this.tasks.push({ id: taskId, state: run(taskDecider, taskDecider.initialState(), { type: 'CreateTask', data, metadata: { now: this.now } }).state });
         return;
       }
     }
@@ -96,12 +96,14 @@ class MoneyPath {
     const t = this.tasks[index % Math.max(1, this.tasks.length)];
     if (!t) return;
     const now = this.now;
+    const metadata = { now };
+    const data = { task_id: t.id };
     const commands: Record<typeof kind, TaskCommand | null> = {
-      start: { type: 'StartTask', now },
-      succeed: { type: 'SucceedTask', output: { asset_ids: [] }, now },
-      fail: { type: 'FailTask', error: { code: 'SUPPLIER_ERROR', message: 'x' }, now },
-      requestCancel: { type: 'RequestCancellation', now },
-      confirmCancel: { type: 'ConfirmCancellation', now },
+      start: { type: 'StartTask', data, metadata },
+      succeed: { type: 'SucceedTask', data: { ...data, output: { asset_ids: [] } }, metadata },
+      fail: { type: 'FailTask', data: { ...data, error: { code: 'SUPPLIER_ERROR', message: 'x' } }, metadata },
+      requestCancel: { type: 'RequestCancellation', data, metadata },
+      confirmCancel: { type: 'ConfirmCancellation', data, metadata },
       settle: null,
     };
     const command = commands[kind];
@@ -127,10 +129,13 @@ class MoneyPath {
     const charged = before.spent === this.wallet.spent ? 0n : this.wallet.spent - before.spent;
     t.state = run(taskDecider, t.state, {
       type: 'SettleTask',
-      settlementStatus: succeeded ? 'settled' : 'released',
-      chargedAmount: Money.format(charged),
-      releasedAmount: Money.format(Money.parse(task.max_amount) - charged),
-      now,
+      data: {
+        task_id: t.id,
+        settlement_status: succeeded ? 'settled' : 'released',
+        charged_amount: Money.format(charged),
+        released_amount: Money.format(Money.parse(task.max_amount) - charged),
+      },
+      metadata,
     }).state;
   }
 

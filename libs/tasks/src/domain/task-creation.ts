@@ -3,9 +3,9 @@ import { AppError, type Decider } from '@gensvc/shared';
 /**
  * The intent to create a task under one Idempotency-Key of one account (stream
  * `taskcreation-<sha256(account, key)>`). Its only event records the task id and the body
- * the key is bound to; the steps of the creation (lock the quote, reserve the funds, create
- * the task) are each idempotent per task id, so any request with the same key, or the
- * recovery, can finish a creation that a crash interrupted.
+ * the key is bound to. The creation itself is a workflow (`task-creation-workflow.ts`) whose
+ * steps are each idempotent per task id, so the request, a retry with the same key, or the
+ * reactor that hears this event can finish a creation that a crash interrupted.
  */
 export const TASK_CREATION_STREAM = 'taskcreation';
 
@@ -24,7 +24,7 @@ export interface CreationIntent {
 
 export type TaskCreationEvent = { type: 'TaskCreationRequested'; data: CreationIntent };
 
-export type TaskCreationCommand = { type: 'RequestCreation'; intent: CreationIntent };
+export type TaskCreationCommand = { type: 'RequestCreation'; data: CreationIntent; metadata: { now: Date } };
 
 export type TaskCreationState = { readonly intent: CreationIntent | null };
 
@@ -32,8 +32,8 @@ export const taskCreationDecider: Decider<TaskCreationState, TaskCreationCommand
   initialState: () => ({ intent: null }),
   evolve: (state, event) => (event.type === 'TaskCreationRequested' && !state.intent ? { intent: event.data } : state),
   decide(command, state) {
-    if (!state.intent) return [{ type: 'TaskCreationRequested', data: command.intent }];
-    if (state.intent.body_hash !== command.intent.body_hash) {
+    if (!state.intent) return [{ type: 'TaskCreationRequested', data: command.data }];
+    if (state.intent.body_hash !== command.data.body_hash) {
       throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different body; use a new key for a new task');
     }
     return [];

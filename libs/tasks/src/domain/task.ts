@@ -85,23 +85,30 @@ export interface TaskRecord extends TaskCreatedEventData {
 
 export type TaskState =
   | { readonly kind: 'none' }
-  | { readonly kind: 'rejected'; readonly code: string; readonly message: string; readonly rolledBack: boolean }
+  | { readonly kind: 'rejected'; readonly task_id: string; readonly code: string; readonly message: string; readonly rolledBack: boolean }
   | { readonly kind: 'task'; readonly task: TaskRecord };
 
+/** Every command: `{ type, data, metadata: { now } }` (time arrives with the command). */
+type Cmd<T extends string, D> = { readonly type: T; readonly data: D; readonly metadata: { readonly now: Date } };
+type TaskRef = { readonly task_id: string };
+
 export type TaskCommand =
-  | { type: 'CreateTask'; data: TaskCreatedEventData }
-  | { type: 'RejectCreation'; taskId: string; accountId: string; code: string; message: string; now: Date }
-  | { type: 'RollBackCreation'; taskId: string; accountId: string; now: Date }
-  | { type: 'StartTask'; now: Date }
-  | { type: 'SucceedTask'; output: TaskOutput; now: Date }
-  | { type: 'FailTask'; error: { code: string; message: string }; now: Date }
-  | { type: 'RequestCancellation'; now: Date }
-  | { type: 'MarkCancellationChecking'; now: Date }
-  | { type: 'MarkCancellationRefused'; now: Date }
-  | { type: 'MarkCancellationUnconfirmed'; now: Date }
+  | Cmd<'CreateTask', TaskCreatedEventData>
+  | Cmd<'RejectCreation', TaskRef & { readonly account_id: string; readonly code: string; readonly message: string }>
+  | Cmd<'RollBackCreation', TaskRef & { readonly account_id: string }>
+  | Cmd<'StartTask', TaskRef>
+  | Cmd<'SucceedTask', TaskRef & { readonly output: TaskOutput }>
+  | Cmd<'FailTask', TaskRef & { readonly error: { readonly code: string; readonly message: string } }>
+  | Cmd<'RequestCancellation', TaskRef>
+  | Cmd<'MarkCancellationChecking', TaskRef>
+  | Cmd<'MarkCancellationRefused', TaskRef>
+  | Cmd<'MarkCancellationUnconfirmed', TaskRef>
   /** The supplier did not and will not do the work. */
-  | { type: 'ConfirmCancellation'; now: Date }
-  | { type: 'SettleTask'; settlementStatus: 'settled' | 'released'; chargedAmount: string; releasedAmount: string; now: Date };
+  | Cmd<'ConfirmCancellation', TaskRef>
+  | Cmd<
+      'SettleTask',
+      TaskRef & { readonly settlement_status: 'settled' | 'released'; readonly charged_amount: string; readonly released_amount: string }
+    >;
 
 const initialState = (): TaskState => ({ kind: 'none' });
 
@@ -131,7 +138,9 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
       },
     };
   }
-  if (event.type === 'TaskCreationRejected') return { kind: 'rejected', code: event.data.code, message: event.data.message, rolledBack: false };
+  if (event.type === 'TaskCreationRejected') {
+    return { kind: 'rejected', task_id: event.data.task_id, code: event.data.code, message: event.data.message, rolledBack: false };
+  }
   if (event.type === 'TaskCreationRolledBack') return state.kind === 'rejected' ? { ...state, rolledBack: true } : state;
   if (state.kind !== 'task') return state;
   const t = state.task;
@@ -171,36 +180,37 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
 }
 
 function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
+  const at = command.metadata.now.toISOString();
+  // The task stream's first event decides a creation: whichever of TaskCreated and
+  // TaskCreationRejected is there stands, and the other command changes nothing (the caller
+  // reads the outcome from the state).
   switch (command.type) {
     case 'CreateTask':
-      if (state.kind === 'task') return [];
-      if (state.kind === 'rejected') throw new AppError('CONFLICT', `the creation of task ${command.data.task_id} was rejected`);
-      return [{ type: 'TaskCreated', data: command.data }];
+      return state.kind === 'none' ? [{ type: 'TaskCreated', data: command.data }] : [];
     case 'RejectCreation': {
-      if (state.kind === 'rejected') return [];
-      if (state.kind === 'task') throw new AppError('CONFLICT', `task ${command.taskId} is already created`);
-      const { taskId: task_id, accountId: account_id, code, message } = command;
-      return [{ type: 'TaskCreationRejected', data: { task_id, account_id, code, message, at: command.now.toISOString() } }];
+      if (state.kind !== 'none') return [];
+      const { task_id, account_id, code, message } = command.data;
+      return [{ type: 'TaskCreationRejected', data: { task_id, account_id, code, message, at } }];
     }
     case 'RollBackCreation':
-      if (state.kind !== 'rejected') throw new AppError('CONFLICT', `task ${command.taskId} has no rejected creation`);
-      if (state.rolledBack) return [];
-      return [{ type: 'TaskCreationRolledBack', data: { task_id: command.taskId, account_id: command.accountId, at: command.now.toISOString() } }];
+      if (state.kind !== 'rejected' || state.rolledBack) return [];
+      return [{ type: 'TaskCreationRolledBack', data: { task_id: command.data.task_id, account_id: command.data.account_id, at } }];
     default:
       break;
   }
-  if (state.kind !== 'task') throw new AppError('NOT_FOUND', 'task not found');
+  // A command for a task that does not exist changes nothing (the caller sees the state).
+  if (state.kind !== 'task') return [];
   const t = state.task;
-  const ref: Ref = { task_id: t.task_id, account_id: t.account_id, at: command.now.toISOString() };
+  const ref: Ref = { task_id: t.task_id, account_id: t.account_id, at };
   const done = isTerminal(t.status);
   const c = t.cancellation.status;
   switch (command.type) {
     case 'StartTask':
       return t.status === 'queued' ? [{ type: 'TaskStarted', data: ref }] : [];
     case 'SucceedTask':
-      return done ? [] : [{ type: 'TaskSucceeded', data: { ...ref, output: command.output } }];
+      return done ? [] : [{ type: 'TaskSucceeded', data: { ...ref, output: command.data.output } }];
     case 'FailTask':
-      return done ? [] : [{ type: 'TaskFailed', data: { ...ref, error: command.error } }];
+      return done ? [] : [{ type: 'TaskFailed', data: { ...ref, error: command.data.error } }];
     case 'RequestCancellation':
       // Only a task without a cancellation asks; repeats (and finished tasks) change nothing.
       return !done && c === 'none' ? [{ type: 'CancellationRequested', data: ref }] : [];
@@ -217,15 +227,9 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
     case 'SettleTask': {
       if (!done || t.settlement_status !== 'reserved') return [];
       const expected = t.status === 'succeeded' ? 'settled' : 'released';
-      if (command.settlementStatus !== expected) {
-        throw new AppError('CONFLICT', `a ${t.status} task settles as ${expected}, not ${command.settlementStatus}`);
-      }
-      return [
-        {
-          type: 'TaskSettled',
-          data: { ...ref, settlement_status: command.settlementStatus, charged_amount: command.chargedAmount, released_amount: command.releasedAmount },
-        },
-      ];
+      const { settlement_status, charged_amount, released_amount } = command.data;
+      if (settlement_status !== expected) throw new AppError('CONFLICT', `a ${t.status} task settles as ${expected}, not ${settlement_status}`);
+      return [{ type: 'TaskSettled', data: { ...ref, settlement_status, charged_amount, released_amount } }];
     }
     default: {
       const never: never = command;

@@ -46,17 +46,17 @@ const task = (events: TaskEvent[]) => {
 
 describe('task decider: creation', () => {
   it('creates once; a repeat is a no-op', () => {
-    spec.given([]).when({ type: 'CreateTask', data: created }).then([C]);
-    spec.given([C]).when({ type: 'CreateTask', data: created }).then([]);
+    spec.given([]).when({ type: 'CreateTask', data: created, metadata: { now } }).then([C]);
+    spec.given([C]).when({ type: 'CreateTask', data: created, metadata: { now } }).then([]);
   });
 
-  it('a rejected creation can never be created, and a created task never rejected', () => {
+  it('a rejected creation can never be created, and a created task never rejected (the command changes nothing)', () => {
     const rejected: TaskEvent = { type: 'TaskCreationRejected', data: { ...ref, code: 'INSUFFICIENT_FUNDS', message: 'short' } };
-    spec.given([]).when({ type: 'RejectCreation', taskId: 'task_1', accountId: 'acc_1', code: 'INSUFFICIENT_FUNDS', message: 'short', now }).then([rejected]);
-    spec.given([rejected]).when({ type: 'CreateTask', data: created }).thenThrows('CONFLICT');
-    spec.given([C]).when({ type: 'RejectCreation', taskId: 'task_1', accountId: 'acc_1', code: 'X', message: 'y', now }).thenThrows('CONFLICT');
-    spec.given([rejected]).when({ type: 'RollBackCreation', taskId: 'task_1', accountId: 'acc_1', now }).then([{ type: 'TaskCreationRolledBack', data: ref }]);
-    spec.given([rejected, { type: 'TaskCreationRolledBack', data: ref }]).when({ type: 'RollBackCreation', taskId: 'task_1', accountId: 'acc_1', now }).then([]);
+    spec.given([]).when({ type: 'RejectCreation', data: { task_id: 'task_1', account_id: 'acc_1', code: 'INSUFFICIENT_FUNDS', message: 'short' }, metadata: { now } }).then([rejected]);
+    spec.given([rejected]).when({ type: 'CreateTask', data: created, metadata: { now } }).then([]);
+    spec.given([C]).when({ type: 'RejectCreation', data: { task_id: 'task_1', account_id: 'acc_1', code: 'X', message: 'y' }, metadata: { now } }).then([]);
+    spec.given([rejected]).when({ type: 'RollBackCreation', data: { task_id: 'task_1', account_id: 'acc_1' }, metadata: { now } }).then([{ type: 'TaskCreationRolledBack', data: ref }]);
+    spec.given([rejected, { type: 'TaskCreationRolledBack', data: ref }]).when({ type: 'RollBackCreation', data: { task_id: 'task_1', account_id: 'acc_1' }, metadata: { now } }).then([]);
   });
 
   it('starts queued with a reservation and no cancellation', () => {
@@ -69,34 +69,34 @@ describe('task decider: creation', () => {
 
 describe('task decider: execution', () => {
   it('queued → running → succeeded', () => {
-    spec.given([C]).when({ type: 'StartTask', now }).then([started]);
-    spec.given([C, started]).when({ type: 'StartTask', now }).then([]);
-    spec.given([C, started]).when({ type: 'SucceedTask', output: { asset_ids: ['ast_1'] }, now }).then([succeeded]);
+    spec.given([C]).when({ type: 'StartTask', data: { task_id: 'task_1' }, metadata: { now } }).then([started]);
+    spec.given([C, started]).when({ type: 'StartTask', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
+    spec.given([C, started]).when({ type: 'SucceedTask', data: { task_id: 'task_1', output: { asset_ids: ['ast_1'] } }, metadata: { now } }).then([succeeded]);
     expect(task([C, started, succeeded])).toMatchObject({ status: 'succeeded', output: { asset_ids: ['ast_1'] }, completed_at: at });
   });
 
   it('nothing leaves a terminal status', () => {
     for (const end of [[succeeded], [failed], canceled]) {
       const given = [C, started, ...end];
-      spec.given(given).when({ type: 'StartTask', now }).then([]);
-      spec.given(given).when({ type: 'SucceedTask', output: { asset_ids: [] }, now }).then([]);
-      spec.given(given).when({ type: 'FailTask', error: { code: 'E', message: 'm' }, now }).then([]);
-      spec.given(given).when({ type: 'ConfirmCancellation', now }).then([]);
-      spec.given(given).when({ type: 'RequestCancellation', now }).then([]);
+      spec.given(given).when({ type: 'StartTask', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
+      spec.given(given).when({ type: 'SucceedTask', data: { task_id: 'task_1', output: { asset_ids: [] } }, metadata: { now } }).then([]);
+      spec.given(given).when({ type: 'FailTask', data: { task_id: 'task_1', error: { code: 'E', message: 'm' } }, metadata: { now } }).then([]);
+      spec.given(given).when({ type: 'ConfirmCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
+      spec.given(given).when({ type: 'RequestCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
     }
   });
 
-  it('refuses commands on a task that does not exist', () => {
-    spec.given([]).when({ type: 'StartTask', now }).thenThrows('NOT_FOUND');
+  it('changes nothing for a task that does not exist', () => {
+    spec.given([]).when({ type: 'StartTask', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
   });
 });
 
 describe('task decider: cancellation', () => {
   it('requested → checking → confirmed cancels the task', () => {
-    spec.given([C, started]).when({ type: 'RequestCancellation', now }).then([requested]);
-    spec.given([C, started, requested]).when({ type: 'RequestCancellation', now }).then([]);
-    spec.given([C, started, requested]).when({ type: 'MarkCancellationChecking', now }).then([{ type: 'CancellationChecking', data: ref }]);
-    spec.given([C, started, requested, { type: 'CancellationChecking', data: ref }]).when({ type: 'ConfirmCancellation', now }).then(canceled);
+    spec.given([C, started]).when({ type: 'RequestCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then([requested]);
+    spec.given([C, started, requested]).when({ type: 'RequestCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
+    spec.given([C, started, requested]).when({ type: 'MarkCancellationChecking', data: { task_id: 'task_1' }, metadata: { now } }).then([{ type: 'CancellationChecking', data: ref }]);
+    spec.given([C, started, requested, { type: 'CancellationChecking', data: ref }]).when({ type: 'ConfirmCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then(canceled);
     const t = task([C, started, requested, { type: 'CancellationChecking', data: ref }, ...canceled]);
     expect(t.status).toBe('canceled');
     expect(t.cancellation).toEqual({ status: 'confirmed', requested_at: at, error_code: null });
@@ -105,7 +105,7 @@ describe('task decider: cancellation', () => {
   it('refused or unconfirmed leaves the task running', () => {
     spec
       .given([C, started, requested])
-      .when({ type: 'MarkCancellationRefused', now })
+      .when({ type: 'MarkCancellationRefused', data: { task_id: 'task_1' }, metadata: { now } })
       .then([{ type: 'CancellationRefused', data: { ...ref, error_code: 'CANCEL_REFUSED' } }]);
     const t = task([C, started, requested, { type: 'CancellationUnconfirmed', data: { ...ref, error_code: 'CANCEL_UNCONFIRMED' } }]);
     expect(t.status).toBe('running');
@@ -116,11 +116,11 @@ describe('task decider: cancellation', () => {
     const t = task([C, started, requested, succeeded]);
     expect(t.status).toBe('succeeded');
     expect(t.cancellation.status).toBe('not_needed');
-    spec.given([C, started, requested, succeeded]).when({ type: 'ConfirmCancellation', now }).then([]);
+    spec.given([C, started, requested, succeeded]).when({ type: 'ConfirmCancellation', data: { task_id: 'task_1' }, metadata: { now } }).then([]);
   });
 
   it('a confirmed cancellation wins over a late success', () => {
-    spec.given([C, started, requested, ...canceled]).when({ type: 'SucceedTask', output: { asset_ids: [] }, now }).then([]);
+    spec.given([C, started, requested, ...canceled]).when({ type: 'SucceedTask', data: { task_id: 'task_1', output: { asset_ids: [] } }, metadata: { now } }).then([]);
   });
 });
 
@@ -132,11 +132,11 @@ describe('task decider: settlement', () => {
   it('settles a finished task once', () => {
     spec
       .given([C, started, succeeded])
-      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .when({ type: 'SettleTask', data: { task_id: 'task_1', settlement_status: 'settled', charged_amount: '0.020000', released_amount: '0.000000' }, metadata: { now } })
       .then([settled]);
     spec
       .given([C, started, succeeded, settled])
-      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .when({ type: 'SettleTask', data: { task_id: 'task_1', settlement_status: 'settled', charged_amount: '0.020000', released_amount: '0.000000' }, metadata: { now } })
       .then([]);
     expect(task([C, started, succeeded, settled])).toMatchObject({ settlement_status: 'settled', charged_amount: '0.020000', settled_at: at });
   });
@@ -144,11 +144,11 @@ describe('task decider: settlement', () => {
   it('does not settle a running task, nor a failed task as charged', () => {
     spec
       .given([C, started])
-      .when({ type: 'SettleTask', settlementStatus: 'released', chargedAmount: '0.000000', releasedAmount: '0.020000', now })
+      .when({ type: 'SettleTask', data: { task_id: 'task_1', settlement_status: 'released', charged_amount: '0.000000', released_amount: '0.020000' }, metadata: { now } })
       .then([]);
     spec
       .given([C, started, failed])
-      .when({ type: 'SettleTask', settlementStatus: 'settled', chargedAmount: '0.020000', releasedAmount: '0.000000', now })
+      .when({ type: 'SettleTask', data: { task_id: 'task_1', settlement_status: 'settled', charged_amount: '0.020000', released_amount: '0.000000' }, metadata: { now } })
       .thenThrows('CONFLICT');
   });
 });
@@ -167,11 +167,11 @@ describe('task creation intent', () => {
   };
   const spec2 = DeciderSpecification.for(taskCreationDecider);
   it('binds the key to the first body', () => {
-    spec2.given([]).when({ type: 'RequestCreation', intent }).then([{ type: 'TaskCreationRequested', data: intent }]);
-    spec2.given([{ type: 'TaskCreationRequested', data: intent }]).when({ type: 'RequestCreation', intent: { ...intent, task_id: 'task_2' } }).then([]);
+    spec2.given([]).when({ type: 'RequestCreation', data: intent, metadata: { now } }).then([{ type: 'TaskCreationRequested', data: intent }]);
+    spec2.given([{ type: 'TaskCreationRequested', data: intent }]).when({ type: 'RequestCreation', data: { ...intent, task_id: 'task_2' }, metadata: { now } }).then([]);
     spec2
       .given([{ type: 'TaskCreationRequested', data: intent }])
-      .when({ type: 'RequestCreation', intent: { ...intent, body_hash: 'h2' } })
+      .when({ type: 'RequestCreation', data: { ...intent, body_hash: 'h2' }, metadata: { now } })
       .thenThrows('IDEMPOTENCY_CONFLICT');
   });
 });

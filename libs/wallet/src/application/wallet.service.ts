@@ -1,26 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  AppError,
-  Clock,
-  ConcurrencyError,
-  EventStore,
-  Money,
-  streamName,
-  toNewEvent,
-  type Micros,
-} from '@gensvc/shared';
-import { WalletCommands, type ReservationOutcome, type WalletView } from '../contracts/wallet-commands';
+import { AppError, Clock, CommandHandler, EventStore, Money, streamName, type Micros } from '@gensvc/shared';
+import { WalletCommands, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
-import { KeyedMutex } from '../infrastructure/keyed-mutex';
-
-interface Folded {
-  readonly state: WalletState;
-  /** Revision of the last folded event, -1n for an empty stream. */
-  readonly revision: bigint;
-}
-
-const CACHE_LIMIT = 2_000;
-const RETRIES = 50;
 
 export const walletView = (s: Pick<WalletState, 'available' | 'reserved'>): WalletView => ({
   currency: 'CNY',
@@ -36,22 +17,23 @@ export function parseAmount(text: string, field = 'amount'): Micros {
 }
 
 /**
- * The wallet's command side. Each command reads the wallet stream, decides and appends with
- * the expected revision (another process may write the same wallet: the admin CLI credits
- * while the server reserves); on a conflict it re-reads and decides again. Commands on one
- * wallet are serialized inside the process, and the folded state is cached per wallet, so a
- * command reads only the events appended since (a wallet has one or more events per task).
+ * The wallet's command side, through the kernel's `CommandHandler`: each command reads the
+ * wallet stream, decides and appends with the expected revision (another process may write
+ * the same wallet: the admin CLI credits while the server reserves); on a conflict it reads on
+ * and decides again. Commands on one wallet are serialized inside the process, and the folded
+ * state is cached per wallet, so a command reads only the events appended since (a wallet has
+ * one or more events per task).
  */
 @Injectable()
 export class WalletService extends WalletCommands {
-  private readonly cache = new Map<string, Folded>();
-  private readonly mutex = new KeyedMutex();
+  private readonly commands: CommandHandler<WalletState, WalletCommand, WalletEvent>;
 
   constructor(
     @Inject(EventStore) private readonly events: EventStore,
     private readonly clock: Clock,
   ) {
     super();
+    this.commands = new CommandHandler(events, walletDecider);
   }
 
   override async credit(accountId: string, amount: string, reason?: string): Promise<WalletView> {
@@ -62,13 +44,19 @@ export class WalletService extends WalletCommands {
 
   override async view(accountId: string): Promise<WalletView> {
     const stream = streamName(WALLET_STREAM, accountId);
-    const { state } = await this.mutex.run(stream, () => this.load(stream));
+    const { state } = await this.commands.load(stream);
     return walletView(state);
   }
 
-  override async reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<{ position?: bigint }> {
-    const { position } = await this.handle(r.accountId, { type: 'Reserve', ...r, now: this.clock.now() });
-    return { position };
+  override async reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult> {
+    try {
+      const { position } = await this.handle(r.accountId, { type: 'Reserve', ...r, now: this.clock.now() });
+      return { reserved: true, position };
+    } catch (err) {
+      // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
+      if (err instanceof AppError) return { reserved: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
   }
 
   override async capture(r: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome> {
@@ -89,52 +77,7 @@ export class WalletService extends WalletCommands {
     return { charged: 0n, released: 0n, position };
   }
 
-  /** Read, decide, append with the expected revision; re-decide on a conflict. */
-  private handle(accountId: string, command: WalletCommand): Promise<{ state: WalletState; events: readonly WalletEvent[]; position?: bigint }> {
-    const stream = streamName(WALLET_STREAM, accountId);
-    return this.mutex.run(stream, async () => {
-      for (let attempt = 0; ; attempt++) {
-        const base = await this.load(stream);
-        const events = walletDecider.decide(command, base.state);
-        if (events.length === 0) return { state: base.state, events };
-        try {
-          const result = await this.events.appendToStream(
-            stream,
-            events.map((e) => toNewEvent(e)),
-            { expectedRevision: base.revision === -1n ? 'no_stream' : base.revision },
-          );
-          // Fold what was stored (cheap: the stream is read from the cached revision on).
-          const after = await this.load(stream);
-          return { state: after.state, events, position: result.position };
-        } catch (err) {
-          if (err instanceof ConcurrencyError && attempt < RETRIES) {
-            await new Promise((r) => setTimeout(r, Math.random() * 3 * (attempt + 1)));
-            continue;
-          }
-          throw err;
-        }
-      }
-    });
-  }
-
-  /** The wallet folded up to the stream's head: the cached fold plus the events after it. */
-  private async load(stream: string): Promise<Folded> {
-    const cached = this.cache.get(stream) ?? { state: walletDecider.initialState(), revision: -1n };
-    const newer = await this.events.readStream<WalletEvent>(stream, { fromRevision: cached.revision + 1n });
-    if (!newer.length) {
-      this.touch(stream, cached);
-      return cached;
-    }
-    let state = cached.state;
-    for (const r of newer) state = walletDecider.evolve(state, { type: r.type, data: r.data } as WalletEvent);
-    const folded = { state, revision: newer[newer.length - 1].revision };
-    this.touch(stream, folded);
-    return folded;
-  }
-
-  private touch(stream: string, folded: Folded): void {
-    this.cache.delete(stream);
-    this.cache.set(stream, folded);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+  private handle(accountId: string, command: WalletCommand) {
+    return this.commands.handle(streamName(WALLET_STREAM, accountId), command);
   }
 }

@@ -16,6 +16,11 @@ export interface ReservationOutcome {
   readonly position?: bigint;
 }
 
+/** The answer to `reserve`: reserved, or refused (INSUFFICIENT_FUNDS; CONFLICT for a closed id) with nothing reserved. */
+export type ReservationResult =
+  | { readonly reserved: true; readonly position?: bigint }
+  | { readonly reserved: false; readonly refusal: { readonly code: string; readonly message: string } };
+
 /** What other contexts (and the admin CLI) may ask of the wallet context. */
 export abstract class WalletCommands {
   /** Adds funds (admin credit). `amount` is a positive CNY decimal string. */
@@ -24,10 +29,10 @@ export abstract class WalletCommands {
   abstract view(accountId: string): Promise<WalletView>;
   /**
    * Moves `amount` from available to reserved under `reservationId` (the task id).
-   * Idempotent per id. INSUFFICIENT_FUNDS (nothing reserved) when available is short;
-   * CONFLICT when the id was already closed.
+   * Idempotent per id. Refused (nothing reserved) with INSUFFICIENT_FUNDS when available is
+   * short, CONFLICT when the id was already closed.
    */
-  abstract reserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<{ position?: bigint }>;
+  abstract reserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult>;
   /** Charges `amount` (≤ reserved) and releases the rest. Idempotent: a closed reservation answers its outcome. */
   abstract capture(request: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome>;
   /** Releases the whole reservation; an id never reserved is voided (never reservable after). Idempotent. */

@@ -85,10 +85,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -129,6 +128,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -195,10 +229,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -239,6 +272,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -294,10 +362,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -313,6 +380,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/CapabilityList"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -363,10 +465,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -382,6 +483,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/PriceList"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -432,10 +568,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -535,10 +670,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -567,7 +701,22 @@ export const document: OpenApiDocument = {
             }
           },
           "400": {
-            "description": "unknown client or a redirect URI that is not registered: an error page, never a redirect",
+            "description": "a redirect URI that is not registered, or a malformed request: an error page, never a redirect",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "unknown client (unauthorized_client): an error page, never a redirect",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -595,10 +744,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -697,10 +845,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -823,10 +970,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -960,10 +1106,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1078,6 +1223,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1129,10 +1309,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1277,6 +1456,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1341,10 +1555,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1459,6 +1672,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -1505,10 +1753,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1524,6 +1771,41 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "type": "object"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -1611,10 +1893,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -1875,7 +2156,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -1899,7 +2180,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -1964,10 +2246,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2187,7 +2468,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -2211,7 +2492,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -2277,10 +2559,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2496,7 +2777,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_LIMIT_REACHED",
+            "description": "UPLOAD_LIMIT_REACHED, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -2520,7 +2801,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_LIMIT_REACHED"
+                            "UPLOAD_LIMIT_REACHED",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -2596,10 +2878,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -2714,6 +2995,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -2794,10 +3110,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3078,7 +3393,7 @@ export const document: OpenApiDocument = {
             }
           },
           "429": {
-            "description": "UPLOAD_BUSY",
+            "description": "UPLOAD_BUSY, RATE_LIMITED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -3102,7 +3417,8 @@ export const document: OpenApiDocument = {
                       "properties": {
                         "code": {
                           "enum": [
-                            "UPLOAD_BUSY"
+                            "UPLOAD_BUSY",
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -3178,10 +3494,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3399,6 +3714,66 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "422": {
             "description": "UPLOAD_CONTENT_MISMATCH",
             "headers": {
@@ -3420,6 +3795,41 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "UPLOAD_CONTENT_MISMATCH"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -3518,10 +3928,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3636,6 +4045,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -3702,10 +4146,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -3820,6 +4263,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -3884,10 +4362,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4032,6 +4509,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4138,10 +4650,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4353,6 +4864,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4439,10 +4985,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4604,6 +5149,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4694,10 +5274,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4812,6 +5391,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -4878,10 +5492,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -4996,6 +5609,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5060,10 +5708,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5208,6 +5855,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5263,10 +5945,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5351,6 +6032,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -5407,10 +6123,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5565,6 +6280,36 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "422": {
             "description": "PRICE_UNAVAILABLE, MODEL_UNAVAILABLE",
             "headers": {
@@ -5587,6 +6332,41 @@ export const document: OpenApiDocument = {
                           "enum": [
                             "PRICE_UNAVAILABLE",
                             "MODEL_UNAVAILABLE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -5663,10 +6443,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -5913,6 +6692,71 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6098,10 +6942,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6216,6 +7059,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6282,10 +7160,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6400,6 +7277,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6467,10 +7379,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6512,6 +7423,36 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/CancelResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "VALIDATION_ERROR",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "VALIDATION_ERROR"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -6602,6 +7543,101 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "UNSUPPORTED_MEDIA_TYPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -6798,10 +7834,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -6916,6 +7951,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -6949,6 +8019,205 @@ export const document: OpenApiDocument = {
         }
       }
     },
+    "/.well-known/oauth-protected-resource": {
+      "get": {
+        "operationId": "mcp.resource_metadata",
+        "summary": "OAuth 2.0 protected resource metadata of /mcp (RFC 9728)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/.well-known/oauth-protected-resource/mcp": {
+      "get": {
+        "operationId": "mcp.resource_metadata.path",
+        "summary": "OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the same metadata",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/mcp": {
+      "get": {
+        "operationId": "mcp.get",
+        "summary": "Not offered: 405 (stateless endpoint, no standalone SSE stream)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "405": {
+            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "mcp.delete",
+        "summary": "Not offered: 405 (stateless endpoint, no session to end)",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "405": {
+            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "mcp.post",
+        "summary": "MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents",
+        "description": "One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.",
+        "tags": [
+          "MCP"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "type": "object",
+          "description": "a JSON-RPC 2.0 message of the Model Context Protocol"
+        },
+        "responses": {
+          "200": {
+            "description": "the JSON-RPC answer (text/event-stream or application/json)",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "a notification or response was accepted",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/webhook-endpoints": {
       "post": {
         "operationId": "webhooks.endpoints.create",
@@ -6971,10 +8240,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7099,6 +8367,36 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "PAYLOAD_TOO_LARGE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "415": {
             "description": "UNSUPPORTED_MEDIA_TYPE",
             "headers": {
@@ -7151,6 +8449,41 @@ export const document: OpenApiDocument = {
                           "enum": [
                             "WEBHOOK_URL_FORBIDDEN",
                             "WEBHOOK_ENDPOINT_LIMIT_REACHED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
                           ]
                         }
                       }
@@ -7235,10 +8568,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7353,6 +8685,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -7419,10 +8786,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7537,6 +8903,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -7601,10 +9002,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7719,6 +9119,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -7785,10 +9220,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -7903,6 +9337,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -7991,10 +9460,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -8139,6 +9607,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -8216,10 +9719,9 @@ export const document: OpenApiDocument = {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
-            "description": "reused when 1 to 128 characters [A-Za-z0-9._-]",
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
             "schema": {
-              "type": "string",
-              "pattern": "^[A-Za-z0-9._-]{1,128}$"
+              "type": "string"
             }
           }
         ],
@@ -8364,6 +9866,41 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "seconds to wait"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "INTERNAL",
             "headers": {
@@ -8424,6 +9961,7 @@ export const document: OpenApiDocument = {
                   "ASSET_IN_USE",
                   "VOICE_IN_USE",
                   "CONFLICT",
+                  "REQUEST_TIMEOUT",
                   "WEBHOOK_ENDPOINT_DISABLED",
                   "UPLOAD_EXPIRED",
                   "PAYLOAD_TOO_LARGE",
@@ -8444,6 +9982,7 @@ export const document: OpenApiDocument = {
                   "UPLOAD_BUSY",
                   "UPLOAD_LIMIT_REACHED",
                   "RATE_LIMITED",
+                  "HEADERS_TOO_LARGE",
                   "INTERNAL",
                   "SERVICE_UNAVAILABLE"
                 ]
@@ -10342,6 +11881,7 @@ export const document: OpenApiDocument = {
     "ASSET_IN_USE",
     "VOICE_IN_USE",
     "CONFLICT",
+    "REQUEST_TIMEOUT",
     "WEBHOOK_ENDPOINT_DISABLED",
     "UPLOAD_EXPIRED",
     "PAYLOAD_TOO_LARGE",
@@ -10362,6 +11902,7 @@ export const document: OpenApiDocument = {
     "UPLOAD_BUSY",
     "UPLOAD_LIMIT_REACHED",
     "RATE_LIMITED",
+    "HEADERS_TOO_LARGE",
     "INTERNAL",
     "SERVICE_UNAVAILABLE"
   ]

@@ -510,6 +510,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp (RFC 9728) */
+        get: operations["mcp.resource_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 protected resource metadata of /mcp at its path-specific address (RFC 9728) */
+        get: operations["mcp.resource_metadata.path"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: 405 (stateless endpoint, no standalone SSE stream) */
+        get: operations["mcp.get"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents
+         * @description One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.
+         */
+        post: operations["mcp.post"];
+        /** Not offered: 405 (stateless endpoint, no session to end) */
+        delete: operations["mcp.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -606,7 +662,7 @@ export interface components {
             /** @description The error. */
             error: {
                 /** @enum {unknown} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "REQUEST_TIMEOUT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description names the offending field where there is one */
                 message: string;
                 /** @description equals the X-Request-Id response header */
@@ -1264,7 +1320,7 @@ export interface operations {
                 modality?: "text" | "image" | "audio" | "video";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1297,6 +1353,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1318,7 +1391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -1354,6 +1427,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1375,7 +1465,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1391,6 +1481,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilityList"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -1414,7 +1521,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1430,6 +1537,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PriceList"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -1453,7 +1577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1492,7 +1616,7 @@ export interface operations {
                 code_challenge_method?: "S256";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1518,8 +1642,18 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description unknown client or a redirect URI that is not registered: an error page, never a redirect */
+            /** @description a redirect URI that is not registered, or a malformed request: an error page, never a redirect */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown client (unauthorized_client): an error page, never a redirect */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1534,7 +1668,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1600,7 +1734,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1668,7 +1802,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1734,7 +1868,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1798,6 +1932,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1819,7 +1970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -1898,6 +2049,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -1919,7 +2087,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -1986,6 +2154,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2007,7 +2192,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2023,6 +2208,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
@@ -2050,7 +2252,7 @@ export interface operations {
                 "X-Filename": string;
                 /** @description the real type of the file */
                 "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2170,7 +2372,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2182,7 +2384,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2208,7 +2410,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2321,7 +2523,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2333,7 +2535,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2359,7 +2561,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -2472,7 +2674,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_LIMIT_REACHED */
+            /** @description UPLOAD_LIMIT_REACHED, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2484,7 +2686,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_LIMIT_REACHED";
+                            code?: "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2510,7 +2712,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2577,6 +2779,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2600,7 +2819,7 @@ export interface operations {
             header: {
                 /** @description the MIME returned by prepare */
                 "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2746,7 +2965,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description UPLOAD_BUSY */
+            /** @description UPLOAD_BUSY, RATE_LIMITED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2758,7 +2977,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "UPLOAD_BUSY";
+                            code?: "UPLOAD_BUSY" | "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2784,7 +3003,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -2900,6 +3119,36 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description UPLOAD_CONTENT_MISMATCH */
             422: {
                 headers: {
@@ -2911,6 +3160,23 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "UPLOAD_CONTENT_MISMATCH";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2943,7 +3209,7 @@ export interface operations {
                 q?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3007,6 +3273,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3028,7 +3311,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3095,6 +3378,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3116,7 +3416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3198,6 +3498,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3230,7 +3547,7 @@ export interface operations {
                 Range?: string;
                 /** @description the ETag or Last-Modified date */
                 "If-Range"?: string;
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3338,6 +3655,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3366,7 +3700,7 @@ export interface operations {
                 signature: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3457,6 +3791,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3485,7 +3836,7 @@ export interface operations {
                 status?: "active" | "deleting" | "deleted";
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3549,6 +3900,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3570,7 +3938,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3637,6 +4005,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3658,7 +4043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -3740,6 +4125,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3761,7 +4163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3810,6 +4212,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -3831,7 +4250,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -3914,6 +4333,21 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description PRICE_UNAVAILABLE, MODEL_UNAVAILABLE */
             422: {
                 headers: {
@@ -3925,6 +4359,23 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -3973,7 +4424,7 @@ export interface operations {
                 max_amount?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4037,6 +4488,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4060,7 +4528,7 @@ export interface operations {
             header: {
                 /** @description one key per intended task */
                 "Idempotency-Key": string;
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4188,6 +4656,38 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4209,7 +4709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4276,6 +4776,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4297,7 +4814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4330,6 +4847,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CancelResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -4378,6 +4910,53 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4422,7 +5001,7 @@ export interface operations {
                 max_amount?: string;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4486,6 +5065,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4503,6 +5099,139 @@ export interface operations {
             };
         };
     };
+    "mcp.resource_metadata": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metadata: resource, authorization_servers, scopes_supported, bearer_methods_supported */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.resource_metadata.path": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the same metadata */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    "mcp.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "mcp.post": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON-RPC 2.0 message of the Model Context Protocol */
+        requestBody?: {
+            content: {
+                "*/*"?: never;
+            };
+        };
+        responses: {
+            /** @description the JSON-RPC answer (text/event-stream or application/json) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description a notification or response was accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "mcp.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "webhooks.endpoints.list": {
         parameters: {
             query?: {
@@ -4512,7 +5241,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4576,6 +5305,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4597,7 +5343,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path?: never;
@@ -4665,6 +5411,21 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
@@ -4695,6 +5456,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4716,7 +5494,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4783,6 +5561,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4804,7 +5599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4871,6 +5666,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4892,7 +5704,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -4959,6 +5771,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -4985,7 +5814,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -5067,6 +5896,23 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -5088,7 +5934,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description reused when 1 to 128 characters [A-Za-z0-9._-] */
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
             path: {
@@ -5168,6 +6014,23 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "WEBHOOK_ENDPOINT_DISABLED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description seconds to wait */
+                    "Retry-After"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
                         };
                     } & components["schemas"]["Error"];
                 };

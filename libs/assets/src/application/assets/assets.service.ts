@@ -99,7 +99,7 @@ export class AssetsService {
     if (request.contentLength !== undefined && request.contentLength > this.limits.maxFileBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than ${this.limits.maxFileBytes} bytes`);
     }
-    const release = this.slots.acquire(accountId);
+    const release = await this.slots.acquire(accountId);
     try {
       return await this.ingest(accountId, name, request.body, { mode: 'declared', mime }, { kind: 'direct' });
     } finally {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import {
   AsReactor,
   FsBlobStore,
-  MemoryReadStore,
+  SqliteReadStore,
   SqliteCheckpointStore,
   SqliteEventStore,
   SubscriptionEngine,
@@ -56,7 +56,7 @@ describe('storage cleanup reactor', () => {
     const discovery = {
       getProviders: ({ metadataKey }: { metadataKey: string }) => (metadataKey === AsReactor.KEY ? [{ instance: reactor }] : []),
     } as unknown as DiscoveryService;
-    const engine = new SubscriptionEngine(events, new MemoryReadStore(), new SqliteCheckpointStore(events.connection), discovery);
+    const engine = new SubscriptionEngine(events, SqliteReadStore.open(':memory:'), new SqliteCheckpointStore(events.connection), discovery);
     const handled = jest.spyOn(reactor, 'handle');
     try {
       await engine.start();

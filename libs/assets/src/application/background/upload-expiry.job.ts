@@ -1,32 +1,47 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { SubscriptionEngine } from '@gensvc/shared';
+import { randomUUID } from 'node:crypto';
+import { AppConfig, LeaseStore, SubscriptionEngine, runsBackgroundWork } from '@gensvc/shared';
 import { UploadLimits } from '../../domain/limits';
 import { UploadsService } from '../uploads/uploads.service';
+
+const TIMER_LEASE = 'timer:upload-expiry';
 
 /**
  * Background job: every `expirySweepIntervalMs` marks unfinished uploads past their
  * 15-minute validity as expired (UploadExpired); the storage cleanup then removes their
  * bytes. Reads show `expired` from the deadline on, whether or not the job ran yet. It runs
- * only in the process that runs the subscriptions (the server, not the admin CLI).
+ * only in processes whose role runs background work (not `api`, not the admin CLI), and
+ * fires once across them: a pass runs in the process that holds the `timer:upload-expiry`
+ * lease, which its holder renews at every pass and another process takes over when the
+ * holder stops renewing it.
  */
 @Injectable()
 export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('UploadExpiry');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  private readonly owner = `expiry-${process.pid}-${randomUUID()}`;
 
   constructor(
     private readonly uploads: UploadsService,
     private readonly limits: UploadLimits,
     private readonly engine: SubscriptionEngine,
+    private readonly leases: LeaseStore,
+    private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
+    if (!runsBackgroundWork(this.config.processRole)) return;
     this.timer = setInterval(() => {
       if (!this.engine.health().started) return;
-      this.sweep().catch((err: unknown) => this.logger.error(`upload expiry failed, retrying at the next pass: ${(err as Error).message}`));
+      this.pass().catch((err: unknown) => this.logger.error(`upload expiry failed, retrying at the next pass: ${(err as Error).message}`));
     }, this.limits.expirySweepIntervalMs);
     this.timer.unref();
+  }
+
+  /** A timer pass: sweeps when this process holds the timer's lease (two intervals long). */
+  private async pass(): Promise<void> {
+    if (await this.leases.acquire(TIMER_LEASE, this.owner, 2 * this.limits.expirySweepIntervalMs)) await this.sweep();
   }
 
   onApplicationShutdown(): Promise<unknown> | void {

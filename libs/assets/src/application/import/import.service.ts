@@ -33,7 +33,7 @@ export class ImportService {
   async import(accountId: string, input: { url: unknown; name: unknown }): Promise<AssetView> {
     let url = checkImportUrl(input.url);
     const name = checkFileName(input.name, 'name');
-    const release = this.slots.acquire(accountId);
+    const release = await this.slots.acquire(accountId);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.limits.importTimeoutMs);
     try {

@@ -3,7 +3,8 @@ import type { ByteRange } from '@gensvc/shared';
 /**
  * What a GET or HEAD of a file answers, from its size, validators and the request's
  * `Range` / `If-Range` (RFC 9110 §14): the whole file, one byte range (206), or 416.
- * Several ranges and anything that is not a single `bytes` range are refused with 416.
+ * A Range of another unit (or no unit at all) is ignored, as RFC 9110 §14.2 requires: the
+ * whole file. A `bytes` Range with several ranges or a malformed or unsatisfiable one is 416.
  */
 export type RangeDecision = { kind: 'full' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' };
 
@@ -14,6 +15,7 @@ export function decideRange(
 ): RangeDecision {
   const header = headers.range;
   if (header === undefined) return { kind: 'full' };
+  if (!/^\s*bytes(?![!#$%&'*+.^_`|~0-9A-Za-z-])/i.test(header)) return { kind: 'full' };
   if (headers.ifRange !== undefined && !ifRangeHolds(headers.ifRange, validators)) return { kind: 'full' };
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
   if (!m || (m[1] === '' && m[2] === '')) return { kind: 'unsatisfiable' };

@@ -16,8 +16,12 @@ describe('byte ranges', () => {
     ['bytes=99-99', 99, 99],
   ])('%s → %i-%i', (range, start, end) => expect(d(range)).toEqual({ kind: 'partial', range: { start, end } }));
 
-  it.each(['bytes=100-', 'bytes=100-200', 'bytes=5-2', 'bytes=-0', 'bytes=0-1,5-6', 'bytes=-', 'items=0-1', 'bytes=a-b', 'bytes 0-1'])('%s is unsatisfiable or unsupported (416)', (range) =>
+  it.each(['bytes=100-', 'bytes=100-200', 'bytes=5-2', 'bytes=-0', 'bytes=0-1,5-6', 'bytes=-', 'bytes=a-b', 'bytes 0-1', 'BYTES=0-1,2-3'])('%s is unsatisfiable or unsupported (416)', (range) =>
     expect(d(range)).toEqual({ kind: 'unsatisfiable' }),
+  );
+
+  it.each(['items=0-1', 'Items=0-5', 'none', 'x-bytes=0-3', 'bytesx=0-1', ''])('ignores the Range %p of another unit (whole file, RFC 9110 §14.2)', (range) =>
+    expect(d(range)).toEqual({ kind: 'full' }),
   );
 
   it('honours If-Range only when the validator matches', () => {

@@ -8,12 +8,16 @@ import {
   BlobStore,
   Clock,
   EventStore,
+  KeyedLock,
+  LeaseBusyError,
+  LeaseStore,
   ReadStore,
   SubscriptionEngine,
   handleCommand,
   loadAggregate,
   newId,
   streamName,
+  withLease,
   type Principal,
 } from '@gensvc/shared';
 import { UploadTokens } from '@gensvc/identity/contracts';
@@ -64,22 +68,6 @@ export function uploadIdFor(accountId: string, idempotencyKey: string): string {
   return `up_${createHash('sha256').update(`upload\n${accountId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}`;
 }
 
-/** Runs work for one key at a time (per account: the session count and the prepare). */
-class KeyedLock {
-  private readonly tails = new Map<string, Promise<unknown>>();
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    try {
-      return await next;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
-
 /**
  * Prepared uploads: prepare, content write (PUT), complete, status read. The spec's
  * "Upload" state table and Uploads rules 1–11.
@@ -87,6 +75,7 @@ class KeyedLock {
 @Injectable()
 export class UploadsService implements OnModuleInit {
   private readonly logger = new Logger('Uploads');
+  /** Per account: the session count and the prepare run one at a time. */
   private readonly accountLocks = new KeyedLock();
 
   constructor(
@@ -100,6 +89,7 @@ export class UploadsService implements OnModuleInit {
     private readonly tokens: UploadTokens,
     private readonly assets: AssetRecords,
     private readonly config: AppConfig,
+    private readonly leases: LeaseStore,
   ) {}
 
   /** Loads the file-type recogniser at start: a broken install fails the start, not an upload. */
@@ -115,17 +105,29 @@ export class UploadsService implements OnModuleInit {
     if (input.size > this.limits.maxFileBytes) throw new AppError('PAYLOAD_TOO_LARGE', `size: at most ${this.limits.maxFileBytes} bytes`);
     const uploadId = uploadIdFor(principal.accountId, input.idempotency_key);
     const stream = streamName(UPLOAD_STREAM, uploadId);
-    const state = await this.accountLocks.run(principal.accountId, async () => {
+    // The unfinished-uploads limit holds across processes: the count and the new session's
+    // append happen under the account's prepare lease, after this process's read model caught
+    // up with everything any process stored, so two processes cannot both take the last place.
+    const prepareOnce = async () => {
       const now = this.clock.now();
       const current = await loadAggregate(this.events, stream, uploadDecider);
-      if (current.state.status === 'none') await this.checkSessionLimit(principal.accountId, now);
+      if (current.state.status === 'none') {
+        await this.engine.waitFor(await this.events.headPosition());
+        await this.checkSessionLimit(principal.accountId, now);
+      }
       const result = await handleCommand(this.events, stream, uploadDecider, {
         type: 'PrepareUpload',
         data: { ...input, upload_id: uploadId, account_id: principal.accountId, connection_id: principal.connectionId, validity_ms: this.limits.uploadValidityMs, now: now.toISOString() },
       });
       await this.engine.waitFor(result.position);
       return result.state as Upload;
-    });
+    };
+    const state = await this.accountLocks.run(principal.accountId, () =>
+      withLease(this.leases, `upload-prepare:${principal.accountId}`, prepareOnce, { ttlMs: 15_000, waitMs: 10_000 }).catch((err: unknown) => {
+        if (err instanceof LeaseBusyError) throw new AppError('UPLOAD_BUSY', 'another upload of this account is being prepared; try again', { 'Retry-After': '1' });
+        throw err;
+      }),
+    );
     const view = await this.view(state);
     if (OPEN.includes(view.status)) {
       const token = await this.tokens.issue({
@@ -163,7 +165,7 @@ export class UploadsService implements OnModuleInit {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${state.mime}, the MIME the upload was prepared with`);
     }
 
-    const release = this.slots.acquire(principal.accountId);
+    const release = await this.slots.acquire(principal.accountId);
     try {
       const receiveId = randomUUID().replace(/-/g, '');
       const blobKey = `uploads/${uploadId}/${receiveId}`;

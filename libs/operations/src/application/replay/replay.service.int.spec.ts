@@ -187,24 +187,68 @@ describe('ReplayService', () => {
     expect(cp).toMatchObject({ position: String(await events.headPosition()), generation: expect.stringMatching(/^rpl_/) });
   });
 
-  it('a replay by another process on a shared read store is adopted by the running loop', async () => {
-    // A second application on the same stores stands in for the admin CLI next to a server
-    // (what MongoDB gives: one read store shared by both processes).
+  it('a replay by another process on a shared read store without transactions (MongoDB) is adopted by the running loop', async () => {
+    // Two more applications on the same stores, seen through a store without transactions,
+    // stand in for a server and the admin CLI beside it on one MongoDB database.
+    await engine.stop();
     const stores = { events, readStore: new SharedStore(store), checkpoints: app.get(CheckpointStore), blobs: undefined } as unknown as Stores;
+    const server = await boot(dataDir, stores);
+    const serverEngine = server.get(SubscriptionEngine);
+    await serverEngine.start();
+    try {
+      await append(events, 'c-1', 50);
+      await serverEngine.waitFor(await events.headPosition());
+      const cli = await boot(dataDir, stores);
+      // corrupt the live model so the effect of the replay is visible
+      await store.collection('test_counters').updateOne({ _id: 'c-1' }, { $set: { count: -1 } });
+      // Events arriving right before the switch: the server's loop must not apply them to the
+      // collections about to be replaced (it is held), but after the switch.
+      const realRename = store.renameCollection.bind(store);
+      let injected = false;
+      const rename = jest.spyOn(store, 'renameCollection').mockImplementation(async (from: string, to: string) => {
+        if (!injected) {
+          injected = true;
+          await append(events, 'c-1', 3, 100);
+          await serverEngine.waitFor(await events.headPosition(), 600);
+        }
+        return realRename(from, to);
+      });
+      await cli.get(ReplayService).run({ projections: ['test.counter'], record: false });
+      rename.mockRestore();
+      await serverEngine.waitFor(await events.headPosition());
+      expect(await store.collection('test_counters').findOne({ _id: 'c-1' })).toMatchObject({ count: 53, last: 102 });
+      // the server's loop notices the new generation at its next checkpoint and keeps going
+      await append(events, 'c-1', 5, 200);
+      await serverEngine.waitFor(await events.headPosition());
+      await append(events, 'c-2', 1);
+      await serverEngine.waitFor(await events.headPosition());
+      expect(await store.collection('test_counters').findOne({ _id: 'c-1' })).toMatchObject({ count: 58, last: 204 });
+      expect(await store.collection('test_totals').findOne({ _id: 'all' })).toMatchObject({ count: 59 });
+      expect(await store.collection('projection_checkpoints').findOne({ _id: '~replay-hold' })).toBeNull();
+      await cli.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a replay by another process on the same read.db is switched in one transaction and adopted by the running loop', async () => {
     await append(events, 'c-1', 50);
     await engine.waitFor(await events.headPosition());
-    const cli = await boot(dataDir, stores);
-    // corrupt the live model so the effect of the replay is visible
+    // the admin CLI beside the server: its own connections to events.db and read.db
+    const cli = await boot(dataDir);
+    const cliStore = cli.get(ReadStore);
+    expect(cliStore).not.toBe(store);
     await store.collection('test_counters').updateOne({ _id: 'c-1' }, { $set: { count: -1 } });
-    // Events arriving right before the switch: the server's loop must not apply them to the
-    // collections about to be replaced (it is held), but after the switch.
-    const realRename = store.renameCollection.bind(store);
+    // Events arriving inside the switch: the server's loop cannot apply them to the collections
+    // being replaced (the switch holds the file's write lock), but applies them after it.
+    const realRename = cliStore.renameCollection.bind(cliStore);
     let injected = false;
-    const rename = jest.spyOn(store, 'renameCollection').mockImplementation(async (from: string, to: string) => {
+    const rename = jest.spyOn(cliStore, 'renameCollection').mockImplementation(async (from: string, to: string) => {
       if (!injected) {
         injected = true;
         await append(events, 'c-1', 3, 100);
         await engine.waitFor(await events.headPosition(), 600);
+        expect(engine.projectedPosition()).toBeLessThan(await events.headPosition());
       }
       return realRename(from, to);
     });
@@ -212,13 +256,11 @@ describe('ReplayService', () => {
     rename.mockRestore();
     await engine.waitFor(await events.headPosition());
     expect(await store.collection('test_counters').findOne({ _id: 'c-1' })).toMatchObject({ count: 53, last: 102 });
-    // the server's loop notices the new generation at its next checkpoint and keeps going
     await append(events, 'c-1', 5, 200);
     await engine.waitFor(await events.headPosition());
-    await append(events, 'c-2', 1);
-    await engine.waitFor(await events.headPosition());
     expect(await store.collection('test_counters').findOne({ _id: 'c-1' })).toMatchObject({ count: 58, last: 204 });
-    expect(await store.collection('test_totals').findOne({ _id: 'all' })).toMatchObject({ count: 59 });
-    expect(await store.collection('projection_checkpoints').findOne({ _id: '~replay-hold' })).toBeNull();
+    expect(await store.collection('test_totals').findOne({ _id: 'all' })).toMatchObject({ count: 58 });
+    expect((await store.collection('projection_checkpoints').findOne({ _id: 'test.counter' }))!.generation).toMatch(/^rpl_/);
+    await cli.close();
   });
 });

@@ -5,7 +5,6 @@ import {
   AppError,
   Clock,
   EventStore,
-  MemoryReadStore,
   ReadStore,
   SubscriptionEngine,
   streamName,
@@ -37,7 +36,9 @@ const KEEP_RUNS = 20;
  * Rebuilds projections from the event store without disturbing reads:
  * 1. every event is applied to the chosen projections in a staging store (in memory);
  * 2. the staged documents are copied into fresh collections `<name>__replay_<id>` of the
- *    read store, and the projections' indexes are created on them;
+ *    read store, and the projections' indexes are created on them; a store with transactions
+ *    (embedded SQLite) does 1 and 2 at once, applying the events straight to the indexed
+ *    fresh collections, one transaction per batch;
  * 3. with the live projection loop paused between two batches (and, for a read store other
  *    processes share, their loops held too), the events that arrived meanwhile are applied to the fresh collections, each fresh collection atomically
  *    replaces its live one (`renameCollection`), and the projections' checkpoints move to
@@ -189,39 +190,54 @@ export class ReplayService {
     };
 
     try {
-      // 1. Rebuild in staging.
-      const staging = new StagingReadStore();
-      const stagingTarget = targetOf(staging);
-      for (const p of projections) await p.setup?.(stagingTarget);
-      await catchUp(stagingTarget);
-
-      // 2. Copy into fresh collections of the read store, then create the indexes.
-      update({ phase: 'copying', events_done: done });
-      for (const p of projections) {
-        for (const logical of p.collections) {
-          const dst = this.readStore.collection(fresh(logical));
-          created.push(fresh(logical));
-          await dst.drop();
-          let chunk: Promise<void>[] = [];
-          for (const doc of staging.collection(logical).all()) {
-            chunk.push(dst.insertOne(doc));
-            if (chunk.length >= COPY_CONCURRENCY) {
-              await Promise.all(chunk);
-              chunk = [];
-            }
-          }
-          await Promise.all(chunk);
-        }
-      }
-      await staging.close();
       const freshTarget = targetOf(this.readStore, fresh);
-      for (const p of projections) await p.setup?.(freshTarget);
+      const transaction = this.readStore.transaction?.bind(this.readStore);
+      if (transaction) {
+        // 1-2. A store with transactions (embedded SQLite) rebuilds straight into the fresh
+        //      collections, one transaction per batch of events: memory stays bounded.
+        for (const p of projections) for (const logical of p.collections) created.push(fresh(logical));
+        for (const name of created) await this.readStore.collection(name).drop();
+        for (const p of projections) await p.setup?.(freshTarget);
+        for (;;) {
+          const batch = await this.events.readAll({ after: position, maxCount: REPLAY_BATCH });
+          await transaction(() => applyBatch(batch, freshTarget));
+          if (batch.length < REPLAY_BATCH) break;
+        }
+      } else {
+        // 1. Rebuild in staging.
+        const staging = new StagingReadStore();
+        const stagingTarget = targetOf(staging);
+        for (const p of projections) await p.setup?.(stagingTarget);
+        await catchUp(stagingTarget);
+
+        // 2. Copy into fresh collections of the read store, then create the indexes.
+        update({ phase: 'copying', events_done: done });
+        for (const p of projections) {
+          for (const logical of p.collections) {
+            const dst = this.readStore.collection(fresh(logical));
+            created.push(fresh(logical));
+            await dst.drop();
+            let chunk: Promise<void>[] = [];
+            for (const doc of staging.collection(logical).all()) {
+              chunk.push(dst.insertOne(doc));
+              if (chunk.length >= COPY_CONCURRENCY) {
+                await Promise.all(chunk);
+                chunk = [];
+              }
+            }
+            await Promise.all(chunk);
+          }
+        }
+        await staging.close();
+        for (const p of projections) await p.setup?.(freshTarget);
+      }
 
       // 3. Tail and switch while the live loops wait: this process's, and those of other
-      //    processes sharing the read store (an embedded read store is never shared).
+      //    processes sharing the read store. With transactions the switch is one transaction,
+      //    which the other processes' projection batches cannot interleave with; otherwise
+      //    (MongoDB) their loops are held.
       update({ phase: 'switching' });
-      const shared = !(this.readStore instanceof MemoryReadStore);
-      const hold = <T>(fn: () => Promise<T>) => (shared ? this.engine.holdOtherProcesses(fn) : fn());
+      const hold = <T>(fn: () => Promise<T>) => (transaction ? transaction(fn) : this.engine.holdOtherProcesses(fn));
       await this.engine.pauseProjections(() => hold(async () => {
         await catchUp(freshTarget);
         for (const p of projections) {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MemoryReadStore, type Collection, type Doc, type Filter } from '@gensvc/shared';
+import { SqliteReadStore, type Collection, type Doc, type Filter } from '@gensvc/shared';
 import { StagingReadStore, copy } from './staging-read-store';
 
 const ids = fc.constantFrom('a', 'b', 'c', 'd');
@@ -109,7 +109,7 @@ describe('StagingReadStore', () => {
   it('behaves like the embedded read store for any sequence of operations', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => {
-        const reference = new MemoryReadStore().collection('c');
+        const reference = SqliteReadStore.open(':memory:').collection('c');
         const staging = new StagingReadStore().collection('c');
         for (const op of ops) {
           expect(await run(staging, op)).toEqual(await run(reference, op));

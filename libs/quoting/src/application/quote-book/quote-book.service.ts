@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
-import { QuoteBook, type LockedQuote } from '../../contracts/quote-book';
+import { QuoteBook, type LockedQuote, type QuoteAcceptance } from '../../contracts/quote-book';
 import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';
 
 const ID = /^qt_[0-9a-z]{1,60}$/;
@@ -42,17 +42,17 @@ export class QuoteBookService extends QuoteBook {
     return lockedQuote((state as Extract<QuoteState, { terms: QuoteTerms }>).terms);
   }
 
-  override async accept(quoteId: string, accountId: string, taskId: string): Promise<{ quote: LockedQuote; position?: bigint }> {
-    if (!ID.test(quoteId)) throw new AppError('NOT_FOUND', `quote ${quoteId} not found`);
-    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, {
-      type: 'AcceptQuote',
-      quoteId,
-      accountId,
-      taskId,
-      now: this.clock.now(),
-    });
-    const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
-    return { quote: lockedQuote(state.terms), position: result.position };
+  override async accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance> {
+    if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
+    try {
+      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', quoteId, accountId, taskId, now: this.clock.now() });
+      const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
+      return { accepted: true, quote: lockedQuote(state.terms), position: result.position };
+    } catch (err) {
+      // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
+      if (err instanceof AppError) return { accepted: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
   }
 
   override async release(quoteId: string, taskId: string): Promise<{ position?: bigint }> {

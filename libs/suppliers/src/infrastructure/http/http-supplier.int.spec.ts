@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppError, MemoryReadStore, SqliteEventStore, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { AppError, ReadStoreLeaseStore, SqliteEventStore, SqliteReadStore, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { JobResources } from '../../application/job-outputs';
 import { JobInputError } from '../../application/supplier-channel';
@@ -71,7 +71,8 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     const controls = new LocalSupplierControls({ localSupplierDelayMs: 0 } as AppConfig);
     const channels = new SupplierChannelRegistry(settings, catalogue, res, new LocalSupplierChannel(controls, res));
     const engine = { health: () => ({ started: true, projected: 0n }), projectedPosition: () => 0n } as unknown as SubscriptionEngine;
-    const r = new SupplierJobRunner(store, new MemoryReadStore(), engine, clock, channels);
+    const readStore = SqliteReadStore.open(':memory:');
+    const r = new SupplierJobRunner(store, readStore, engine, clock, channels, new ReadStoreLeaseStore(readStore), settings, { processRole: 'all' } as AppConfig);
     return {
       runner: r,
       gateway: new SupplierGatewayService(store, catalogue, clock, settings, channels, controls, r),

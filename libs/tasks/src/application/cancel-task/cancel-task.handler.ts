@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, type Principal } from '@gensvc/shared';
 import { SupplierGateway } from '@gensvc/suppliers/contracts';
 import { isTerminal, type TaskRecord } from '../../domain/task';
-import { TaskSettlement } from '../execution/task-settlement';
+import { TaskSettlement } from '../settle-task/task-settlement';
 import { TaskStore } from '../task-store';
 import type { CancelView } from '../task-views';
 
@@ -44,7 +44,7 @@ export class CancelTaskHandler {
       }
       return { ...outcome(task, now) };
     }
-    const requested = await this.tasks.handle(taskId, { type: 'RequestCancellation', now });
+    const requested = await this.tasks.handle(taskId, { type: 'RequestCancellation', data: { task_id: taskId }, metadata: { now } });
     if (requested.state.kind === 'task') task = requested.state.task;
     if (isTerminal(task.status)) return { ...outcome(task, now), position: requested.position };
     return this.ask(task, requested.position);
@@ -54,8 +54,10 @@ export class CancelTaskHandler {
     const answer = await this.gateway.requestCancel(task.task_id);
     let current = task;
     if (answer === 'canceled') {
-      const confirmed = await this.tasks.handle(task.task_id, { type: 'ConfirmCancellation', now: this.tasks.now() });
-      const settled = await this.settlement.settle(task.task_id);
+      const confirmed = await this.tasks.handle(task.task_id, { type: 'ConfirmCancellation', data: { task_id: task.task_id }, metadata: { now: this.tasks.now() } });
+      // The settlement workflow, inline (its reactor hears TaskCanceled too: a no-op then), so
+      // the answer and the wallet show the reservation released.
+      const settled = await this.settlement.settle(task.task_id, confirmed.state);
       position = maxPos(position, confirmed.position, settled.position);
     }
     const latest = await this.tasks.load(task.task_id);

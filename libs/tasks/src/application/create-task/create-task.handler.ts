@@ -1,20 +1,26 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppError, Money, handleCommand, loadAggregate, newId, streamName, type Principal } from '@gensvc/shared';
+import { AppError, Money, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
 import { QuoteBook, type LockedQuote } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { TASK_CREATION_STREAM, taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
-import type { TaskCreatedEventData, TaskRecord, TaskState } from '../../domain/task';
+import type { TaskRecord } from '../../domain/task';
 import { TaskStore } from '../task-store';
+import { TaskCreationRunner, type CreationRun } from './creation-runner';
 
 export interface CreateTaskCommand {
-  readonly principal: Pick<Principal, 'accountId' | 'connectionId'>;
-  readonly idempotencyKey: string;
-  readonly quoteId: string;
-  /** Already trimmed; null when absent. */
-  readonly title: string | null;
+  readonly type: 'CreateTask';
+  readonly data: {
+    readonly account_id: string;
+    readonly connection_id: string;
+    readonly idempotency_key: string;
+    readonly quote_id: string;
+    /** Already trimmed; null when absent. */
+    readonly title: string | null;
+  };
+  readonly metadata: { readonly now: Date };
 }
 
 export interface CreateTaskResult {
@@ -22,9 +28,6 @@ export interface CreateTaskResult {
   /** Highest position this call appended, if it appended anything. */
   readonly position?: bigint;
 }
-
-/** Refusals that end a creation for good (its intent records them); anything else is retried. */
-const FINAL_CODES = new Set(['NOT_FOUND', 'QUOTE_EXPIRED', 'QUOTE_ALREADY_USED', 'INSUFFICIENT_FUNDS', 'CONFLICT', 'VALIDATION_ERROR']);
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -34,45 +37,36 @@ export const bodyHashOf = (quoteId: string, title: string | null): string => sha
 const maxPos = (a: bigint | undefined, b: bigint | undefined): bigint | undefined => (a === undefined ? b : b === undefined ? a : a > b ? a : b);
 
 /**
- * POST /v1/tasks. Three streams change: the quote (QuoteAccepted), the wallet
- * (FundsReserved) and the task (TaskCreated). They cannot change atomically, so:
- *
- * 1. The intent is recorded first on `taskcreation-<sha256(account, key)>` (no_stream: one
- *    intent and one task id per key, bound to the body).
- * 2. The steps are idempotent per task id: lock the quote, reserve max_amount, create the
- *    task. Any executor (the request, a retry with the same key, the recovery) can run
- *    them again and they converge.
- * 3. The task stream's first event decides the outcome: `TaskCreated` or
- *    `TaskCreationRejected`, both appended with no_stream, so exactly one wins. A rejected
- *    creation is rolled back (quote lock released, reservation released or voided; both
- *    leave tombstones so a slow executor cannot re-lock or re-reserve for that task id),
- *    then `TaskCreationRolledBack` closes it.
- *
- * A crash anywhere leaves an intent without an outcome; `CreationRecovery` finishes it.
+ * POST /v1/tasks. The intent is recorded first on `taskcreation-<sha256(account, key)>`
+ * (no_stream: one intent and one task id per key, bound to the body); then the creation
+ * workflow (`domain/task-creation-workflow.ts`: quote accepted → funds reserved → task
+ * created, or rejected and rolled back) runs inline for latency. The same workflow runs from
+ * the checkpointed subscription (`TaskCreationReactor`) for every stored intent, so a crash
+ * anywhere after the intent is finished by the reactor (after a restart: from the
+ * checkpoint), and a retry with the same key finishes it too.
  */
 @Injectable()
 export class CreateTaskHandler {
-  private readonly logger = new Logger('TaskCreation');
-
   constructor(
     private readonly tasks: TaskStore,
     private readonly quotes: QuoteBook,
     private readonly wallet: WalletCommands,
     private readonly assets: AssetRegistry,
     private readonly voices: VoiceRegistry,
+    private readonly runner: TaskCreationRunner,
   ) {}
 
   async execute(cmd: CreateTaskCommand): Promise<CreateTaskResult> {
-    const { accountId, connectionId } = cmd.principal;
-    const creationId = creationIdOf(accountId, cmd.idempotencyKey);
-    const bodyHash = bodyHashOf(cmd.quoteId, cmd.title);
+    const { account_id: accountId, connection_id: connectionId, idempotency_key: idempotencyKey, quote_id: quoteId, title } = cmd.data;
+    const creationId = creationIdOf(accountId, idempotencyKey);
+    const bodyHash = bodyHashOf(quoteId, title);
     const stream = streamName(TASK_CREATION_STREAM, creationId);
     const existing = await this.intentOf(stream);
     if (existing) return this.resume(existing, bodyHash);
     // A new key: refuse what cannot succeed now without recording anything. (A concurrent
     // request with the same key may have locked the quote meanwhile: then follow its intent.)
     try {
-      const quote = await this.quotes.usable(cmd.quoteId, accountId);
+      const quote = await this.quotes.usable(quoteId, accountId);
       await this.checkReferences(quote);
       const wallet = await this.wallet.view(accountId);
       if (Money.parse(wallet.available) < quote.maxAmount) throw insufficient(wallet.available, quote.maxAmount);
@@ -87,102 +81,42 @@ export class CreateTaskHandler {
       task_id: newId('task'),
       account_id: accountId,
       connection_id: connectionId,
-      idempotency_key: cmd.idempotencyKey,
+      idempotency_key: idempotencyKey,
       body_hash: bodyHash,
-      quote_id: cmd.quoteId,
-      title: cmd.title,
-      requested_at: this.tasks.now().toISOString(),
+      quote_id: quoteId,
+      title,
+      requested_at: cmd.metadata.now.toISOString(),
     };
-    // A concurrent request with the same key may win: then its intent (same body) is driven.
-    const recorded = await handleCommand(this.tasks.events, stream, taskCreationDecider, { type: 'RequestCreation', intent }, { retries: 20 });
-    const result = await this.drive(recorded.state.intent!);
-    return { task: result.task, position: maxPos(result.position, recorded.position) };
+    // The reactor hears the intent as soon as it is stored: it waits for this inline run and
+    // takes over only if the run does not finish.
+    let finish!: (run: CreationRun | null) => void;
+    this.runner.track(intent.task_id, new Promise<CreationRun | null>((resolve) => (finish = resolve)));
+    try {
+      // A concurrent request with the same key may win: then its intent (same body) is run.
+      const recorded = await handleCommand(this.tasks.events, stream, taskCreationDecider, { type: 'RequestCreation', data: intent, metadata: cmd.metadata }, { retries: 20 });
+      const winner = recorded.state.intent!;
+      if (winner.task_id !== intent.task_id) {
+        finish(null);
+        return this.resume(winner, bodyHash);
+      }
+      const run = await this.runner.start(winner);
+      finish(run);
+      return answer(run, recorded.position);
+    } catch (err) {
+      finish(null);
+      throw err;
+    }
   }
 
   private async intentOf(stream: string): Promise<CreationIntent | null> {
     return (await loadAggregate(this.tasks.events, stream, taskCreationDecider)).state.intent;
   }
 
-  private resume(intent: CreationIntent, bodyHash: string): Promise<CreateTaskResult> {
+  private async resume(intent: CreationIntent, bodyHash: string): Promise<CreateTaskResult> {
     if (intent.body_hash !== bodyHash) {
       throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different body; use a new key for a new task');
     }
-    return this.drive(intent);
-  }
-
-  /**
-   * Runs (or finishes) a creation. Returns the task, or throws the creation's refusal.
-   * Safe to run concurrently and repeatedly for one intent.
-   */
-  async drive(intent: CreationIntent): Promise<CreateTaskResult> {
-    const state = await this.tasks.load(intent.task_id);
-    if (state.kind === 'task') return { task: state.task };
-    if (state.kind === 'rejected') return this.rollBack(intent, state);
-
-    let position: bigint | undefined;
-    let quote: LockedQuote;
-    try {
-      const accepted = await this.quotes.accept(intent.quote_id, intent.account_id, intent.task_id);
-      quote = accepted.quote;
-      position = accepted.position;
-      const reserved = await this.wallet.reserve({
-        accountId: intent.account_id,
-        reservationId: intent.task_id,
-        taskId: intent.task_id,
-        amount: quote.maxAmount,
-      });
-      position = maxPos(position, reserved.position);
-    } catch (err) {
-      if (err instanceof AppError && FINAL_CODES.has(err.code)) return this.reject(intent, err);
-      throw err;
-    }
-    try {
-      const created = await this.tasks.handle(intent.task_id, { type: 'CreateTask', data: taskCreatedData(intent, quote, this.tasks.now()) });
-      if (created.state.kind !== 'task') throw new Error('task creation produced no task');
-      return { task: created.state.task, position: maxPos(position, created.position) };
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'CONFLICT') {
-        const now = await this.tasks.load(intent.task_id);
-        if (now.kind === 'rejected') return this.rollBack(intent, now);
-        if (now.kind === 'task') return { task: now.task, position };
-      }
-      throw err;
-    }
-  }
-
-  private async reject(intent: CreationIntent, reason: AppError): Promise<CreateTaskResult> {
-    let state: TaskState;
-    try {
-      state = (
-        await this.tasks.handle(intent.task_id, {
-          type: 'RejectCreation',
-          taskId: intent.task_id,
-          accountId: intent.account_id,
-          code: reason.code === 'CONFLICT' ? 'QUOTE_ALREADY_USED' : reason.code,
-          message: reason.message,
-          now: this.tasks.now(),
-        })
-      ).state;
-    } catch (err) {
-      // Another executor created the task meanwhile: that outcome stands.
-      if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
-      state = await this.tasks.load(intent.task_id);
-      if (state.kind === 'task') return { task: state.task };
-      throw err;
-    }
-    if (state.kind !== 'rejected') throw new Error('rejection produced no rejected state');
-    return this.rollBack(intent, state);
-  }
-
-  /** Gives back whatever the rejected creation may hold, then closes it; throws its refusal. */
-  private async rollBack(intent: CreationIntent, state: Extract<TaskState, { kind: 'rejected' }>): Promise<never> {
-    if (!state.rolledBack) {
-      await this.quotes.release(intent.quote_id, intent.task_id);
-      await this.wallet.release({ accountId: intent.account_id, reservationId: intent.task_id });
-      await this.tasks.handle(intent.task_id, { type: 'RollBackCreation', taskId: intent.task_id, accountId: intent.account_id, now: this.tasks.now() });
-      this.logger.log(`task creation ${intent.task_id} rolled back (${state.code})`);
-    }
-    throw new AppError(state.code as AppError['code'], state.message);
+    return answer(await this.runner.resume(intent), undefined);
   }
 
   /** Assets and voices named by the quote must still be usable (deleted meanwhile → 400). */
@@ -192,29 +126,13 @@ export class CreateTaskHandler {
   }
 }
 
-function insufficient(available: string, needed: bigint): AppError {
-  return new AppError('INSUFFICIENT_FUNDS', `available funds ${available} CNY are less than the required ${Money.format(needed)} CNY`);
+/** The request's answer: the task, or the refusal the creation was rolled back with. */
+function answer(run: CreationRun, position: bigint | undefined): CreateTaskResult {
+  if (run.state.status === 'created' && run.task?.kind === 'task') return { task: run.task.task, position: maxPos(run.position, position) };
+  if (run.state.status === 'rolled_back' && run.state.refusal) throw new AppError(run.state.refusal.code as AppError['code'], run.state.refusal.message);
+  throw new Error(`the creation of task ${run.task?.kind ?? 'none'} did not finish (${run.state.status})`);
 }
 
-export function taskCreatedData(intent: CreationIntent, quote: LockedQuote, now: Date): TaskCreatedEventData {
-  return {
-    task_id: intent.task_id,
-    bill_id: `bill_${intent.task_id.slice('task_'.length)}`,
-    account_id: intent.account_id,
-    connection_id: intent.connection_id,
-    quote_id: quote.quoteId,
-    model: quote.model,
-    resolved_model: quote.resolvedModel,
-    capability: quote.capability,
-    modality: quote.modality,
-    title: intent.title,
-    price_version: quote.priceVersion,
-    currency: 'CNY',
-    estimated_amount: Money.format(quote.estimatedAmount),
-    max_amount: Money.format(quote.maxAmount),
-    params: quote.params,
-    asset_ids: [...quote.assetIds],
-    voice_id: quote.voiceId,
-    created_at: now.toISOString(),
-  };
+function insufficient(available: string, needed: bigint): AppError {
+  return new AppError('INSUFFICIENT_FUNDS', `available funds ${available} CNY are less than the required ${Money.format(needed)} CNY`);
 }

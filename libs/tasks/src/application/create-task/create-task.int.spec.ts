@@ -22,6 +22,8 @@ import { createQuotingForTests, type QuotingForTests } from '@gensvc/quoting/tes
 import { TASK_CREATION_STREAM, taskCreationDecider } from '../../domain/task-creation';
 import { TaskStore } from '../task-store';
 import { CreateTaskHandler, creationIdOf } from './create-task.handler';
+import { TaskCreationRunner } from './creation-runner';
+import { TaskCreationReactor } from './task-creation.reactor';
 
 /** Assets of the test: every id is usable. */
 class FakeAssetRegistry extends AssetRegistry {
@@ -88,6 +90,8 @@ describe('task creation (application, embedded event store)', () => {
   let wallet: WalletCommands;
   let quoting: QuotingForTests;
   let handler: CreateTaskHandler;
+  let runner: TaskCreationRunner;
+  let reactor: TaskCreationReactor;
   const catalogue = Catalogue.load();
   let n = 0;
   const principal = () => ({ accountId: `acc_${++n}`, connectionId: `key_${n}` });
@@ -97,7 +101,10 @@ describe('task creation (application, embedded event store)', () => {
     clock = new FixedClock(new Date());
     wallet = createWalletForTests(events, clock);
     quoting = createQuotingForTests({ events, catalogue, assets: new FakeAssetRegistry(), voices: new FakeVoiceRegistry(), clock });
-    handler = new CreateTaskHandler(new TaskStore(events, clock), quoting.book, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry());
+    const tasks = new TaskStore(events, clock);
+    runner = new TaskCreationRunner(tasks, quoting.book, wallet);
+    reactor = new TaskCreationReactor(runner);
+    handler = new CreateTaskHandler(tasks, quoting.book, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), runner);
   });
   afterEach(() => events.close());
 
@@ -110,6 +117,12 @@ describe('task creation (application, embedded event store)', () => {
           : { principal: p, model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hi' } },
       )
     ).quote_id;
+
+  const cmd = (p: { accountId: string; connectionId: string }, key: string, quoteId: string, title: string | null) => ({
+    type: 'CreateTask' as const,
+    data: { account_id: p.accountId, connection_id: p.connectionId, idempotency_key: key, quote_id: quoteId, title },
+    metadata: { now: clock.now() },
+  });
 
   const code = async (p: Promise<unknown>): Promise<string> => {
     try {
@@ -125,7 +138,7 @@ describe('task creation (application, embedded event store)', () => {
     const p = principal();
     await wallet.credit(p.accountId, '1.00');
     const quoteId = await quoteFor(p);
-    const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: 'first' });
+    const { task } = await handler.execute(cmd(p, 'key-00000001', quoteId, 'first'));
     expect(task).toMatchObject({ status: 'queued', quote_id: quoteId, max_amount: '0.020000', settlement_status: 'reserved', title: 'first' });
     expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
     const quoteEvents = await events.readStream(streamName('quote', quoteId));
@@ -139,8 +152,8 @@ describe('task creation (application, embedded event store)', () => {
     const p = principal();
     await wallet.credit(p.accountId, '1.00');
     const quoteId = await quoteFor(p);
-    const a = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
-    const b = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
+    const a = await handler.execute(cmd(p, 'key-00000001', quoteId, null));
+    const b = await handler.execute(cmd(p, 'key-00000001', quoteId, null));
     expect(b.task.task_id).toBe(a.task.task_id);
     expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
   });
@@ -150,7 +163,7 @@ describe('task creation (application, embedded event store)', () => {
     await wallet.credit(p.accountId, '1.00');
     const quoteId = await quoteFor(p);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => handler.execute({ principal: p, idempotencyKey: 'same-key-123', quoteId, title: 'x' })),
+      Array.from({ length: 20 }, () => handler.execute(cmd(p, 'same-key-123', quoteId, 'x'))),
     );
     expect(new Set(results.map((r) => r.task.task_id)).size).toBe(1);
     const walletEvents = await events.readStream(streamName('wallet', p.accountId));
@@ -163,12 +176,12 @@ describe('task creation (application, embedded event store)', () => {
     await wallet.credit(p.accountId, '1.00');
     const q1 = await quoteFor(p);
     const q2 = await quoteFor(p);
-    await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q1, title: null });
-    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q2, title: null }))).toBe('IDEMPOTENCY_CONFLICT');
-    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId: q1, title: 'other' }))).toBe('IDEMPOTENCY_CONFLICT');
-    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000002', quoteId: q1, title: null }))).toBe('QUOTE_ALREADY_USED');
+    await handler.execute(cmd(p, 'key-00000001', q1, null));
+    expect(await code(handler.execute(cmd(p, 'key-00000001', q2, null)))).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await code(handler.execute(cmd(p, 'key-00000001', q1, 'other')))).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await code(handler.execute(cmd(p, 'key-00000002', q1, null)))).toBe('QUOTE_ALREADY_USED');
     clock.advance(15 * 60_000);
-    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000003', quoteId: q2, title: null }))).toBe('QUOTE_EXPIRED');
+    expect(await code(handler.execute(cmd(p, 'key-00000003', q2, null)))).toBe('QUOTE_EXPIRED');
   });
 
   it("answers another account's quote as not found", async () => {
@@ -176,19 +189,19 @@ describe('task creation (application, embedded event store)', () => {
     const other = principal();
     await wallet.credit(other.accountId, '1.00');
     const quoteId = await quoteFor(owner);
-    expect(await code(handler.execute({ principal: other, idempotencyKey: 'key-00000001', quoteId, title: null }))).toBe('NOT_FOUND');
-    expect(await code(handler.execute({ principal: other, idempotencyKey: 'key-00000002', quoteId: 'qt_nope', title: null }))).toBe('NOT_FOUND');
+    expect(await code(handler.execute(cmd(other, 'key-00000001', quoteId, null)))).toBe('NOT_FOUND');
+    expect(await code(handler.execute(cmd(other, 'key-00000002', 'qt_nope', null)))).toBe('NOT_FOUND');
   });
 
   it('refuses short funds with INSUFFICIENT_FUNDS, reserves nothing, and the same key works after a credit', async () => {
     const p = principal();
     await wallet.credit(p.accountId, '0.10');
     const quoteId = await quoteFor(p, 1); // 0.20
-    expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null }))).toBe('INSUFFICIENT_FUNDS');
+    expect(await code(handler.execute(cmd(p, 'key-00000001', quoteId, null)))).toBe('INSUFFICIENT_FUNDS');
     expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '0.100000', reserved: '0.000000', available: '0.100000' });
     expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued']);
     await wallet.credit(p.accountId, '0.10');
-    const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-00000001', quoteId, title: null });
+    const { task } = await handler.execute(cmd(p, 'key-00000001', quoteId, null));
     expect(task.max_amount).toBe('0.200000');
     expect((await wallet.view(p.accountId)).available).toBe('0.000000');
   });
@@ -197,7 +210,7 @@ describe('task creation (application, embedded event store)', () => {
     const p = principal();
     await wallet.credit(p.accountId, '1.00');
     const quoteIds = await Promise.all(Array.from({ length: 12 }, () => quoteFor(p, 1))); // 12 × 0.20 against 1.00
-    const outcomes = await Promise.all(quoteIds.map((quoteId, i) => code(handler.execute({ principal: p, idempotencyKey: `key-conc-${i}`, quoteId, title: null }))));
+    const outcomes = await Promise.all(quoteIds.map((quoteId, i) => code(handler.execute(cmd(p, `key-conc-${i}`, quoteId, null)))));
     expect(outcomes.filter((o) => o === 'OK')).toHaveLength(5);
     expect(outcomes.filter((o) => o !== 'OK').every((o) => o === 'INSUFFICIENT_FUNDS')).toBe(true);
     expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '1.000000', available: '0.000000' });
@@ -207,20 +220,65 @@ describe('task creation (application, embedded event store)', () => {
     const intentOf = async (accountId: string, key: string) =>
       (await loadAggregate(events, streamName(TASK_CREATION_STREAM, creationIdOf(accountId, key)), taskCreationDecider)).state.intent!;
 
-    it('after the reservation, before the task: a retry (or the recovery) creates the task once', async () => {
+    const intentEvent = (intent: unknown) => ({ type: 'TaskCreationRequested', data: intent }) as unknown as RecordedEvent;
+
+    it('the reactor, hearing a stored intent whose request failed, finishes the creation without a retry', async () => {
       const p = principal();
       await wallet.credit(p.accountId, '1.00');
       const quoteId = await quoteFor(p);
       events.crashOnNextAppend('task-');
-      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-01', quoteId, title: null })).rejects.toThrow(/simulated crash/);
+      await expect(handler.execute(cmd(p, 'key-crash-00', quoteId, null))).rejects.toThrow(/simulated crash/);
+      const intent = await intentOf(p.accountId, 'key-crash-00');
+      expect(await events.readStream(streamName('task', intent.task_id))).toHaveLength(0);
+      await reactor.handle(intentEvent(intent));
+      expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
+      expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+    });
+
+    it('the reactor leaves a creation its request finished alone (no read, no append)', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      const { task } = await handler.execute(cmd(p, 'key-inline-01', quoteId, null));
+      const intent = await intentOf(p.accountId, 'key-inline-01');
+      expect(intent.task_id).toBe(task.task_id);
+      const reads = jest.spyOn(events, 'readStream');
+      const appends = jest.spyOn(events, 'appendToStream');
+      await reactor.handle(intentEvent(intent));
+      expect(reads).not.toHaveBeenCalled();
+      expect(appends).not.toHaveBeenCalled();
+    });
+
+    it('after a restart (nothing in memory), the reactor resumes a stored intent from the task stream', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      events.crashOnNextAppend('wallet-');
+      await expect(handler.execute(cmd(p, 'key-crash-06', quoteId, null))).rejects.toThrow(/simulated crash/);
+      const intent = await intentOf(p.accountId, 'key-crash-06');
+      // a new process: a new runner and reactor over the same stores
+      const fresh = new TaskCreationReactor(new TaskCreationRunner(new TaskStore(events, clock), quoting.book, wallet));
+      await fresh.handle(intentEvent(intent));
+      await fresh.handle(intentEvent(intent)); // a redelivery changes nothing
+      expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
+      expect((await events.readStream(streamName('wallet', p.accountId))).map((e) => e.type)).toEqual(['FundsCredited', 'FundsReserved']);
+    });
+
+    it('after the reservation, before the task: a retry (or the reactor) creates the task once', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      events.crashOnNextAppend('task-');
+      await expect(handler.execute(cmd(p, 'key-crash-01', quoteId, null))).rejects.toThrow(/simulated crash/);
       expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
       const intent = await intentOf(p.accountId, 'key-crash-01');
       expect(await events.readStream(streamName('task', intent.task_id))).toHaveLength(0);
 
       clock.advance(20 * 60_000); // the quote expires meanwhile: the lock it holds still counts
-      const recovered = await handler.drive(intent);
-      expect(recovered.task).toMatchObject({ task_id: intent.task_id, status: 'queued' });
-      const retry = await handler.execute({ principal: p, idempotencyKey: 'key-crash-01', quoteId, title: null });
+      const recovered = await runner.resume(intent);
+      expect(recovered.state.status).toBe('created');
+      expect(recovered.task).toMatchObject({ kind: 'task', task: { task_id: intent.task_id, status: 'queued' } });
+      const retry = await handler.execute(cmd(p, 'key-crash-01', quoteId, null));
       expect(retry.task.task_id).toBe(intent.task_id);
       expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
     });
@@ -230,26 +288,29 @@ describe('task creation (application, embedded event store)', () => {
       await wallet.credit(p.accountId, '0.20');
       const quoteId = await quoteFor(p, 1); // 0.20
       events.crashOnNextAppend('wallet-');
-      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-02', quoteId, title: null })).rejects.toThrow(/simulated crash/);
+      await expect(handler.execute(cmd(p, 'key-crash-02', quoteId, null))).rejects.toThrow(/simulated crash/);
       const intent = await intentOf(p.accountId, 'key-crash-02');
       expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted']);
 
       // another task takes the money before the recovery runs
       const other = await quoteFor(p, 1);
-      await handler.execute({ principal: p, idempotencyKey: 'key-other-01', quoteId: other, title: null }).catch(() => undefined);
+      await handler.execute(cmd(p, 'key-other-01', other, null)).catch(() => undefined);
       expect((await wallet.view(p.accountId)).available).toBe('0.000000');
 
-      expect(await code(handler.drive(intent))).toBe('INSUFFICIENT_FUNDS');
+      expect((await runner.resume(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
       const taskEvents = await events.readStream(streamName('task', intent.task_id));
       expect(taskEvents.map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
       expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted', 'QuoteReleased']);
       // the same key answers the same refusal; the quote can be used again with a new key once funds exist
-      expect(await code(handler.execute({ principal: p, idempotencyKey: 'key-crash-02', quoteId, title: null }))).toBe('INSUFFICIENT_FUNDS');
+      expect(await code(handler.execute(cmd(p, 'key-crash-02', quoteId, null)))).toBe('INSUFFICIENT_FUNDS');
       await wallet.credit(p.accountId, '0.20');
-      const { task } = await handler.execute({ principal: p, idempotencyKey: 'key-crash-03', quoteId, title: null });
+      const { task } = await handler.execute(cmd(p, 'key-crash-03', quoteId, null));
       expect(task.quote_id).toBe(quoteId);
       // the rolled-back task id can never reserve
-      expect(await code(wallet.reserve({ accountId: p.accountId, reservationId: intent.task_id, taskId: intent.task_id, amount: 1n }))).toBe('CONFLICT');
+      expect(await wallet.reserve({ accountId: p.accountId, reservationId: intent.task_id, taskId: intent.task_id, amount: 1n })).toMatchObject({
+        reserved: false,
+        refusal: { code: 'CONFLICT' },
+      });
     });
 
     it('after the rejection, before the rollback: the next run finishes the rollback', async () => {
@@ -258,13 +319,13 @@ describe('task creation (application, embedded event store)', () => {
       const quoteId = await quoteFor(p, 1);
       const spender = await quoteFor(p, 1);
       events.crashOnNextAppend('wallet-');
-      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-04', quoteId, title: null })).rejects.toThrow();
-      await handler.execute({ principal: p, idempotencyKey: 'key-spend-01', quoteId: spender, title: null });
+      await expect(handler.execute(cmd(p, 'key-crash-04', quoteId, null))).rejects.toThrow();
+      await handler.execute(cmd(p, 'key-spend-01', spender, null));
       const intent = await intentOf(p.accountId, 'key-crash-04');
       events.crashOnNextAppend('quote-'); // the release of the quote lock fails once
-      await expect(handler.drive(intent)).rejects.toThrow(/simulated crash/);
+      await expect(runner.resume(intent)).rejects.toThrow(/simulated crash/);
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected']);
-      expect(await code(handler.drive(intent))).toBe('INSUFFICIENT_FUNDS');
+      expect((await runner.resume(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
       expect((await events.readStream(streamName('quote', quoteId))).at(-1)?.type).toBe('QuoteReleased');
     });
@@ -274,10 +335,10 @@ describe('task creation (application, embedded event store)', () => {
       await wallet.credit(p.accountId, '1.00');
       const quoteId = await quoteFor(p);
       events.crashOnNextAppend('task-');
-      await expect(handler.execute({ principal: p, idempotencyKey: 'key-crash-05', quoteId, title: null })).rejects.toThrow();
+      await expect(handler.execute(cmd(p, 'key-crash-05', quoteId, null))).rejects.toThrow();
       const intent = await intentOf(p.accountId, 'key-crash-05');
-      const results = await Promise.all(Array.from({ length: 8 }, () => handler.drive(intent)));
-      expect(new Set(results.map((r) => r.task.task_id))).toEqual(new Set([intent.task_id]));
+      const results = await Promise.all(Array.from({ length: 8 }, () => runner.resume(intent)));
+      expect(new Set(results.map((r) => (r.task?.kind === 'task' ? r.task.task.task_id : r.state.status)))).toEqual(new Set([intent.task_id]));
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
       expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
     });

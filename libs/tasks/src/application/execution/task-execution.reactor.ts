@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError, AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers/contracts';
-import { TASK_TERMINAL_EVENTS as TERMINAL_EVENTS, type TaskCreatedData } from '../../contracts/task-events';
+import type { TaskCreatedData } from '../../contracts/task-events';
 import { isTerminal, type TaskCommand } from '../../domain/task';
+import { TaskSettlement } from '../settle-task/task-settlement';
 import { TaskStore } from '../task-store';
-import { TaskSettlement } from './task-settlement';
 
 /**
  * Drives tasks from stored events:
@@ -14,9 +14,9 @@ import { TaskSettlement } from './task-settlement';
  *   Dispatched → TaskStarted; Succeeded → TaskSucceeded; Failed → TaskFailed;
  *   Canceled → CancellationConfirmed + TaskCanceled; CancelChecking / Refused /
  *   Unconfirmed → the cancellation's status;
- * - TaskSucceeded / TaskFailed / TaskCanceled → settle with the wallet (whoever ended the
- *   task, e.g. a cancel answered at once; settling twice is a no-op).
- * One reactor rather than several: each reactor keeps its own checkpoint per event.
+ * - a command that ended the task → the settlement workflow inline, with the state at hand
+ *   (no read), so a task is settled as soon as it ended; `TaskSettlementReactor`, hearing the
+ *   terminal event from its checkpoint, is the guarantee (then a no-op).
  * The task decider ignores what no longer applies (a late success after a confirmed
  * cancellation, a repeat), so a race between cancel and completion ends in one outcome.
  */
@@ -24,7 +24,7 @@ import { TaskSettlement } from './task-settlement';
 @Injectable()
 export class TaskExecutionReactor implements Reactor {
   readonly name = 'tasks.execution';
-  readonly handles: readonly string[] = ['TaskCreated', 'CancellationRequested', ...TERMINAL_EVENTS, ...SUPPLIER_JOB_EVENT_TYPES];
+  readonly handles: readonly string[] = ['TaskCreated', 'CancellationRequested', ...SUPPLIER_JOB_EVENT_TYPES];
   private readonly logger = new Logger('TaskExecution');
 
   constructor(
@@ -37,23 +37,11 @@ export class TaskExecutionReactor implements Reactor {
     if (event.type === 'TaskCreated') return this.submit(event.data as TaskCreatedData);
     const taskId = (event.data as { task_id: string }).task_id;
     if (event.type === 'CancellationRequested') return this.askToCancel(taskId);
-    if ((TERMINAL_EVENTS as readonly string[]).includes(event.type)) {
-      await this.settlement.settle(taskId);
-      return;
-    }
-    const command = this.commandFor(event as unknown as SupplierJobEvent);
+    const command = commandFor(event as unknown as SupplierJobEvent, this.tasks.now());
     if (!command) return;
-    try {
-      await this.tasks.handle(taskId, command);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'NOT_FOUND') {
-        this.logger.warn(`${event.type} for unknown task ${taskId} ignored`);
-        return;
-      }
-      throw err;
-    }
-    // Settle at once (the terminal event settles again as a safety net: a no-op).
-    if (command.type === 'SucceedTask' || command.type === 'FailTask' || command.type === 'ConfirmCancellation') await this.settlement.settle(taskId);
+    const { state, events } = await this.tasks.handle(taskId, command);
+    if (state.kind !== 'task') this.logger.warn(`${event.type} for unknown task ${taskId} ignored`);
+    else if (events.length && isTerminal(state.task.status)) await this.settlement.settle(taskId, state);
   }
 
   private async submit(d: TaskCreatedData): Promise<void> {
@@ -68,37 +56,38 @@ export class TaskExecutionReactor implements Reactor {
     const c = state.task.cancellation.status;
     if (c !== 'requested' && c !== 'checking') return;
     const answer = await this.gateway.requestCancel(taskId);
-    if (answer === 'canceled') {
-      await this.tasks.handle(taskId, { type: 'ConfirmCancellation', now: this.tasks.now() });
-      await this.settlement.settle(taskId);
-    }
+    if (answer !== 'canceled') return;
+    const confirmed = await this.tasks.handle(taskId, { type: 'ConfirmCancellation', data: { task_id: taskId }, metadata: { now: this.tasks.now() } });
+    if (confirmed.events.length) await this.settlement.settle(taskId, confirmed.state);
   }
+}
 
-  private commandFor(event: SupplierJobEvent): TaskCommand | null {
-    // The supplier's time of the outcome (stable across redeliveries).
-    const at = Date.parse(event.data.at);
-    const now = Number.isNaN(at) ? this.tasks.now() : new Date(at);
-    switch (event.type) {
-      case 'SupplierJobQueued':
-        return null;
-      case 'SupplierJobDispatched':
-        return { type: 'StartTask', now };
-      case 'SupplierJobSucceeded':
-        return { type: 'SucceedTask', output: { ...event.data.output, asset_ids: [...event.data.output.asset_ids] }, now };
-      case 'SupplierJobFailed':
-        return { type: 'FailTask', error: { code: event.data.error.code, message: event.data.error.message }, now };
-      case 'SupplierJobCanceled':
-        return { type: 'ConfirmCancellation', now };
-      case 'SupplierCancelChecking':
-        return { type: 'MarkCancellationChecking', now };
-      case 'SupplierCancelRefused':
-        return { type: 'MarkCancellationRefused', now };
-      case 'SupplierCancelUnconfirmed':
-        return { type: 'MarkCancellationUnconfirmed', now };
-      default: {
-        const never: never = event;
-        return never;
-      }
+/** The task command a supplier job event asks for (null: none), at the supplier's time of the outcome. */
+export function commandFor(event: SupplierJobEvent, fallbackNow: Date): TaskCommand | null {
+  // The supplier's time of the outcome (stable across redeliveries).
+  const at = Date.parse(event.data.at);
+  const metadata = { now: Number.isNaN(at) ? fallbackNow : new Date(at) };
+  const data = { task_id: event.data.task_id };
+  switch (event.type) {
+    case 'SupplierJobQueued':
+      return null;
+    case 'SupplierJobDispatched':
+      return { type: 'StartTask', data, metadata };
+    case 'SupplierJobSucceeded':
+      return { type: 'SucceedTask', data: { ...data, output: { ...event.data.output, asset_ids: [...event.data.output.asset_ids] } }, metadata };
+    case 'SupplierJobFailed':
+      return { type: 'FailTask', data: { ...data, error: { code: event.data.error.code, message: event.data.error.message } }, metadata };
+    case 'SupplierJobCanceled':
+      return { type: 'ConfirmCancellation', data, metadata };
+    case 'SupplierCancelChecking':
+      return { type: 'MarkCancellationChecking', data, metadata };
+    case 'SupplierCancelRefused':
+      return { type: 'MarkCancellationRefused', data, metadata };
+    case 'SupplierCancelUnconfirmed':
+      return { type: 'MarkCancellationUnconfirmed', data, metadata };
+    default: {
+      const never: never = event;
+      return never;
     }
   }
 }

@@ -25,7 +25,23 @@ export const MODALITIES = ['text', 'image', 'audio', 'video'];
 const PARAMS = ['page', 'limit', 'q', 'status', 'modality', 'settlement_status', 'connection_id', 'created_from', 'created_before', 'min_amount', 'max_amount'];
 const INTEGER = /^\d{1,9}$/;
 const AMOUNT = /^\d{1,9}(\.\d{1,6})?$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time that names a real instant: the calendar day exists (no February 30,
+ * no February 29 outside leap years), hours 0-23, minutes and seconds 0-59, offsets up to
+ * 23:59. (Date.parse alone rolls impossible days over into the next month.)
+ */
+export function isRealDateTime(v: string): boolean {
+  const m = DATE_TIME.exec(v);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  const offH = m[8] === undefined ? 0 : Number(m[8]);
+  const offM = m[9] === undefined ? 0 : Number(m[9]);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 || offH > 23 || offM > 59) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+}
 
 const bad = (name: string, rule: string): AppError => new AppError('VALIDATION_ERROR', `${name}: ${rule}`);
 
@@ -56,7 +72,7 @@ function dateTime(raw: Record<string, unknown>, name: string): string | undefine
   if (given === undefined) return undefined;
   // An unencoded '+' of an offset arrives as a space in a query string: read it as '+'.
   const v = given.replace(/ (\d{2}:\d{2})$/, '+$1');
-  const ms = DATE_TIME.test(v) ? Date.parse(v.toUpperCase()) : NaN;
+  const ms = isRealDateTime(v) ? Date.parse(v.toUpperCase()) : NaN;
   if (Number.isNaN(ms)) throw bad(name, 'must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z');
   return new Date(ms).toISOString();
 }

@@ -28,6 +28,8 @@ export const TASK_INDEXES: IndexSpec[] = [
   { keys: { account_id: 1, modality: 1, created_at: -1 }, name: 'account_modality_created' },
   { keys: { account_id: 1, connection_id: 1, created_at: -1 }, name: 'account_connection_created' },
   { keys: { account_id: 1, net_charged: 1 }, name: 'account_net_charged' },
+  // `q` (a case-insensitive substring of the title or the ids): a substring index where the store has one
+  { keys: { title: 1, task_id: 1, bill_id: 1 }, name: 'search', search: true },
 ];
 
 /** Folds one event into a task document with the task decider's own `evolve`. */

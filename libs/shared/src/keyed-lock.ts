@@ -1,9 +1,10 @@
 /**
- * Serializes async work per key inside this process (commands on one wallet stream), so
- * they do not race each other into optimistic-concurrency retries. Other processes are
- * still kept out by the event store's expected revision.
+ * The kernel's one keyed lock: runs async work for one key at a time inside this process
+ * (commands on one stream, the uploads of one account), in arrival order; a failure of one
+ * run does not stop the next. Other processes are kept out by the event store's expected
+ * revision, not by this.
  */
-export class KeyedMutex {
+export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -19,5 +20,10 @@ export class KeyedMutex {
       release();
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
+  }
+
+  /** Keys with work running or waiting (for tests and metrics). */
+  get size(): number {
+    return this.tails.size;
   }
 }

@@ -1,0 +1,49 @@
+import express from 'express';
+import fc from 'fast-check';
+import request from 'supertest';
+import { bodyParsers } from './body-parsers';
+import { MAX_JSON_DEPTH } from './json-body';
+
+/** The real body middleware in front of a route that echoes what it parsed. */
+function echoApp() {
+  const app = express();
+  app.use(bodyParsers(1_048_576));
+  app.all('/{*any}', (req, res) => res.json({ body: req.body ?? null }));
+  return app.listen(0, '127.0.0.1');
+}
+
+describe('body parsers (properties over HTTP)', () => {
+  const server = echoApp();
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('hands any JSON body within the depth bound to the route unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.dictionary(fc.string().filter((k) => k !== '__proto__' && k !== 'constructor'), fc.jsonValue({ maxDepth: 6 })), fc.array(fc.jsonValue({ maxDepth: 6 }))), async (v) => {
+        const res = await request(server).post('/v1/quotes').set('Content-Type', 'application/json').send(JSON.stringify(v)).expect(200);
+        expect(res.body.body).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses any body nested deeper than the bound with 400 in the error shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: MAX_JSON_DEPTH + 1, max: 20_000 }), fc.constantFrom('/v1/quotes', '/v1/tasks', '/token'), async (depth, path) => {
+        const res = await request(server).post(path).set('Content-Type', 'application/json').send('['.repeat(depth) + ']'.repeat(depth)).expect(400);
+        expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('nested'), request_id: expect.any(String) } });
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('refuses any non-JSON body on a JSON endpoint with 415, before the route runs', async () => {
+    const type = fc.oneof(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=z', 'application/xml', 'text/json'), fc.stringMatching(/^[a-z]{1,8}\/[a-z]{1,8}$/).filter((t) => t !== 'application/json'));
+    await fc.assert(
+      fc.asyncProperty(type, fc.string({ minLength: 1 }), fc.constantFrom('/v1/quotes', '/v1/tasks', '/v1/uploads/prepare', '/v1/uploads/import'), async (t, body, path) => {
+        const res = await request(server).post(path).set('Content-Type', t).send(body).expect(415);
+        expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

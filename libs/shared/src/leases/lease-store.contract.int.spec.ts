@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { leaseStoreContract } from '../testing/contracts/lease-store.contract';
+import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { MongoReadStore } from '../read-store/mongo-read-store';
+import { ReadStoreLeaseStore } from './read-store-lease-store';
+import { SqliteLeaseStore } from './sqlite-lease-store';
+
+function clock() {
+  let t = Date.parse('2026-06-01T00:00:00Z');
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+leaseStoreContract('SQLite file (embedded; two connections as two processes)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gensvc-leases-'));
+  const c = clock();
+  const file = join(dir, 'leases.db');
+  return {
+    a: new SqliteLeaseStore(file, c.now),
+    b: new SqliteLeaseStore(file, c.now),
+    advance: c.advance,
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+leaseStoreContract('read store (in-memory, one process)', async () => {
+  const c = clock();
+  const store = SqliteReadStore.open(':memory:');
+  return { a: new ReadStoreLeaseStore(store, 'leases', c.now), b: new ReadStoreLeaseStore(store, 'leases', c.now), advance: c.advance };
+});
+
+const mongoUrl = process.env.MONGO_URL;
+if (mongoUrl) {
+  leaseStoreContract(`read store on the MongoDB protocol (${mongoUrl.replace(/\/\/[^@/]*@/, '//***@')}; two clients)`, async () => {
+    const c = clock();
+    const db = process.env.MONGO_DB || 'gensvc_contract';
+    const one = await MongoReadStore.connect(mongoUrl, db);
+    const two = await MongoReadStore.connect(mongoUrl, db);
+    return {
+      a: new ReadStoreLeaseStore(one, 'leases_contract', c.now),
+      b: new ReadStoreLeaseStore(two, 'leases_contract', c.now),
+      advance: c.advance,
+      cleanup: async () => {
+        await Promise.allSettled([one.close(), two.close()]);
+      },
+    };
+  });
+} else {
+  describe.skip('LeaseStore contract: MongoDB — skipped: MONGO_URL is not set (scripts/test-servers.sh start starts FerretDB; see README "Tests")', () => {
+    it('needs MONGO_URL', () => undefined);
+  });
+}

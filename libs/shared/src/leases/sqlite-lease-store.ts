@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { LeaseStore } from './lease-store.port';
+
+/**
+ * Leases in a SQLite file (embedded default: `DATA_DIR/leases.db`), shared by every process
+ * on that data directory. Each claim is one `INSERT ... ON CONFLICT DO UPDATE ... WHERE`
+ * statement, atomic under SQLite's write lock. WAL with `synchronous = NORMAL`: a claim is
+ * not worth an fsync, since a lost claim after a power cut only frees a slot early, and a
+ * claim never outlives its time to live.
+ */
+export class SqliteLeaseStore extends LeaseStore {
+  private readonly db: Database.Database;
+  private readonly claim: Database.Statement;
+  private readonly free: Database.Statement;
+  private readonly read: Database.Statement;
+
+  constructor(
+    file: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID');
+    this.claim = this.db.prepare(
+      `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @expires)
+       ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.expires_at <= @now OR leases.owner = excluded.owner`,
+    );
+    this.free = this.db.prepare('DELETE FROM leases WHERE key = ? AND owner = ?');
+    this.read = this.db.prepare('SELECT owner, expires_at FROM leases WHERE key = ?');
+  }
+
+  async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    return this.claim.run({ key, owner, expires: now + ttlMs, now }).changes === 1;
+  }
+
+  async release(key: string, owner: string): Promise<void> {
+    this.free.run(key, owner);
+  }
+
+  async holder(key: string): Promise<{ owner: string; expiresAt: number } | null> {
+    const row = this.read.get(key) as { owner: string; expires_at: number } | undefined;
+    return row && row.expires_at > this.now() ? { owner: row.owner, expiresAt: row.expires_at } : null;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

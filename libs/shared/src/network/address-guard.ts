@@ -1,0 +1,64 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The one guard for outbound connections to addresses a user chose (imports, webhook
+ * deliveries): only public unicast addresses may be dialled. Refused, by name of the range:
+ *
+ * - everything ipaddr.js classifies as other than `unicast`: private (10/8, 172.16/12,
+ *   192.168/16), loopback, link-local (169.254/16, fe80::/10), multicast, unspecified
+ *   (0/8, ::), broadcast, unique-local (fc00::/7), carrier-grade NAT (100.64/10), reserved,
+ *   documentation and benchmarking ranges;
+ * - every embedding of an IPv4 address in IPv6, whatever the IPv4 address is: IPv4-compatible
+ *   `::/96` (`::7f00:1` is `::127.0.0.1`), IPv4-mapped `::ffff:0:0/96`, IPv4-translated
+ *   `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`,
+ *   Teredo `2001::/32`, and ISATAP interface identifiers (`…:0:5efe:a.b.c.d`,
+ *   `…:200:5efe:a.b.c.d`) under any prefix.
+ *
+ * `allowLoopback` (development and tests only) lets plain loopback through (127/8, ::1);
+ * embedded, private, link-local and metadata addresses stay refused.
+ */
+export function refusedAddress(address: string, options: { allowLoopback?: boolean } = {}): string | null {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (!ipaddr.isValid(bare)) return 'not an IP address';
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv6') {
+    const why = ipv4Embedding(parsed as ipaddr.IPv6);
+    if (why) return why;
+  }
+  const range = parsed.range();
+  if (range === 'unicast') return null;
+  if (range === 'loopback' && options.allowLoopback) return null;
+  return range;
+}
+
+/** The name of the IPv4-in-IPv6 form an address has, or null. */
+function ipv4Embedding(v6: ipaddr.IPv6): string | null {
+  const p = v6.parts;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  // :: and ::1 are classified by ipaddr.js (unspecified, loopback).
+  if (zeros(0, 6)) return p[6] === 0 && p[7] <= 1 ? null : 'ipv4Compatible';
+  if (zeros(0, 5) && p[5] === 0xffff) return 'ipv4Mapped';
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return 'ipv4Translated';
+  if (p[0] === 0x64 && p[1] === 0xff9b && (zeros(2, 6) || p[2] === 1)) return 'nat64';
+  if (p[0] === 0x2002) return '6to4';
+  if (p[0] === 0x2001 && p[1] === 0) return 'teredo';
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) return 'isatap';
+  return null;
+}
+
+/** Whether a URL's host is an IP literal (dotted IPv4 or bracketed / bare IPv6). */
+export const isIpLiteral = (host: string): boolean => {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
+};
+
+/**
+ * Host names that never name a public service: single labels, `localhost` and names under
+ * `.localhost`, `.local`, `.internal`, `.intranet`, `.home.arpa`, `.lan`. A public-looking
+ * name is still resolved and each of its addresses checked with `refusedAddress`.
+ */
+export function refusedHostName(host: string, options: { allowLoopback?: boolean } = {}): boolean {
+  const name = host.replace(/\.$/, '').toLowerCase();
+  if (options.allowLoopback && (name === 'localhost' || name.endsWith('.localhost'))) return false;
+  return !name.includes('.') || name === 'localhost' || /\.(localhost|local|internal|intranet|home\.arpa|lan)$/.test(name);
+}

@@ -1,0 +1,834 @@
+import Database from 'better-sqlite3';
+import { find as mingoFind, update as applyUpdate } from 'mingo';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
+import { filterMatcher } from './simple-filter';
+import { stripOnInsert, upsertSeed, withOnInsert } from './documents';
+
+export interface SqliteReadStoreOptions {
+  /** Page cache of the connection in MiB (the store's memory bound besides one query's rows). */
+  readonly cacheMb?: number;
+}
+
+/** What the store knows of one collection (cached per process, refreshed when another connection commits). */
+interface Meta {
+  readonly name: string;
+  /** Physical table of the documents; renames move the name, never the table. */
+  readonly tbl: string;
+  /** Paths that ever held an array: conditions on them (and below) are left to the matcher. */
+  readonly arrays: Set<string>;
+  /** Paths that ever held an object or a boolean: comparisons on them are not exact in SQL. */
+  readonly odd: Set<string>;
+  /** The substring search index, when declared. */
+  search?: { readonly fts: string; readonly fields: string[] };
+  /** The secondary indexes: SQL name and keys. */
+  indexes: { readonly name: string; readonly keys: Record<string, 1 | -1> }[];
+}
+
+interface Row {
+  rowid: number;
+  id: string;
+  body: string;
+}
+
+/** A WHERE clause: `exact` when it selects exactly the filter's documents (no matcher needed). */
+interface Where {
+  readonly sql: string;
+  readonly params: unknown[];
+  readonly exact: boolean;
+}
+
+const ANY: Where = { sql: '1', params: [], exact: false };
+const ALL: Where = { sql: '1', params: [], exact: true };
+
+const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/** Rows read in order to tell whether a search finds its page without the substring index. */
+const SEARCH_PROBE = 500;
+const STATEMENT_CACHE = 500;
+
+/**
+ * Embedded read store: documents as JSON in SQLite (`DATA_DIR/read.db`, WAL), persisted with
+ * their projections' checkpoints, so a start resumes where the projections stopped instead of
+ * rebuilding. One table per collection (`id`, `body`), in a catalogue (`rs_collections`) that
+ * maps names to tables, so `renameCollection` is one transaction that moves a name.
+ *
+ * Queries: a Mongo filter becomes a WHERE clause over `json_extract` expressions, the same ones
+ * `createIndex` indexes, so SQLite's planner uses the indexes for equalities, ranges and the
+ * sort. When the translation is exact (scalars on paths that never held arrays), SQL sorts and
+ * pages alone; otherwise the clause is a superset and each row is checked by the same matcher
+ * the other stores follow (mingo's rules), in the SQL order, stopping after skip + limit. A sort
+ * SQL cannot order as Mongo would (paths with arrays, objects or booleans) is done by mingo.
+ * A `search` index is an FTS5 trigram table: case-insensitive literal `$regex` searches of
+ * three characters or more read the rows it names, unless the first 500 rows in the sort's
+ * order already hold the page (a common literal): then the ordered scan filters with LIKE.
+ *
+ * Writes are single transactions (`BEGIN IMMEDIATE`: a read-modify-write such as a conditional
+ * replace is atomic against other processes on the same file). `transaction(fn)` groups every
+ * write `fn` makes into one; writes of other callers of this process wait meanwhile.
+ * Memory: the page cache (`cacheMb`) plus the rows of the query at hand.
+ */
+export class SqliteReadStore extends ReadStore {
+  private readonly metas = new Map<string, Meta>();
+  private dataVersion = -1;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly writeTxn: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly batches = new AsyncLocalStorage<object>();
+  private batchToken: object | undefined;
+  private batchDone: Promise<void> = Promise.resolve();
+
+  private constructor(readonly db: Database.Database) {
+    super();
+    db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (
+      name TEXT PRIMARY KEY, tbl TEXT NOT NULL UNIQUE,
+      arrays TEXT NOT NULL DEFAULT '[]', odd TEXT NOT NULL DEFAULT '[]', search TEXT, indexes TEXT NOT NULL DEFAULT '[]')`);
+    this.writeTxn = db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** Opens (creating) the store at `file` (`:memory:` for a private in-memory database). */
+  static open(file: string, options: SqliteReadStoreOptions = {}): SqliteReadStore {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    // Read models are rebuilt from the events if ever lost: a power cut may drop the last
+    // commits (the projections then apply those events again), a process crash loses nothing.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`cache_size = -${Math.max(1, options.cacheMb ?? 64) * 1024}`);
+    db.pragma('temp_store = MEMORY');
+    return new SqliteReadStore(db);
+  }
+
+  override collection<T extends Doc = Doc>(name: string): Collection<T> {
+    return new SqliteCollection(this, name) as unknown as Collection<T>;
+  }
+
+  override async renameCollection(from: string, to: string): Promise<void> {
+    await this.write(() => {
+      const target = this.meta(to);
+      if (target) this.dropMeta(target);
+      const source = this.meta(from);
+      if (source) {
+        this.run('UPDATE rs_collections SET name = ? WHERE name = ?', to, from);
+        this.metas.delete(from);
+        this.metas.set(to, { ...source, name: to });
+      }
+    });
+  }
+
+  override async listCollections(): Promise<string[]> {
+    this.refresh();
+    return [...this.metas.keys()];
+  }
+
+  override async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  override async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  override async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.batchToken && this.batches.getStore() === this.batchToken) return fn();
+    while (this.batchToken) await this.batchDone;
+    const token = {};
+    this.batchToken = token;
+    let done!: () => void;
+    this.batchDone = new Promise<void>((r) => (done = r));
+    try {
+      await this.begin();
+      let result: T;
+      try {
+        this.refresh();
+        result = await this.batches.run(token, fn);
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        this.forget();
+        throw err;
+      }
+      this.db.exec('COMMIT');
+      return result;
+    } finally {
+      this.batchToken = undefined;
+      done();
+    }
+  }
+
+  /** BEGIN IMMEDIATE without blocking the event loop while another process writes. */
+  private async begin(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      } finally {
+        this.db.pragma('busy_timeout = 5000');
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  /** Runs `fn` as one write transaction (a savepoint inside a running one), after a running batch of another caller. */
+  async write<T>(fn: () => T): Promise<T> {
+    while (this.batchToken && this.batches.getStore() !== this.batchToken) await this.batchDone;
+    return this.writeSync(fn);
+  }
+
+  private writeSync<T>(fn: () => T): T {
+    // Inside a batch: no savepoint. Each write fails, if at all, at its first statement (a
+    // constraint), which SQLite undoes alone; any later failure fails the batch.
+    if (this.batchToken && this.db.inTransaction) return fn();
+    const outer = !this.db.inTransaction;
+    try {
+      return this.writeTxn.immediate(() => {
+        if (outer) this.refresh();
+        return fn();
+      }) as T;
+    } catch (err) {
+      this.forget();
+      throw err;
+    }
+  }
+
+  /** The collection's metadata, or undefined when it does not exist. */
+  meta(name: string): Meta | undefined {
+    this.refresh();
+    return this.metas.get(name);
+  }
+
+  /** The collection's metadata, creating the collection (inside a write). */
+  ensure(name: string): Meta {
+    const existing = this.meta(name);
+    if (existing) return existing;
+    const tbl = `d_${randomBytes(6).toString('hex')}`;
+    this.db.exec(`CREATE TABLE ${tbl} (id TEXT NOT NULL PRIMARY KEY, body TEXT NOT NULL)`);
+    this.run('INSERT INTO rs_collections (name, tbl) VALUES (?, ?)', name, tbl);
+    const meta: Meta = { name, tbl, arrays: new Set(), odd: new Set(), indexes: [] };
+    this.metas.set(name, meta);
+    return meta;
+  }
+
+  dropMeta(meta: Meta): void {
+    this.db.exec(`DROP TABLE IF EXISTS ${meta.tbl}`);
+    if (meta.search) this.db.exec(`DROP TABLE IF EXISTS ${meta.search.fts}`);
+    this.run('DELETE FROM rs_collections WHERE name = ?', meta.name);
+    this.metas.delete(meta.name);
+    this.forgetStatements(meta.tbl);
+  }
+
+  /** Records the paths of `doc` that hold arrays, objects or booleans (persisted when new). */
+  track(meta: Meta, doc: Doc): void {
+    let grew = false;
+    const walk = (v: Record<string, unknown>, prefix: string) => {
+      for (const k of Object.keys(v)) {
+        const x = v[k];
+        if (x === null || typeof x !== 'object') {
+          if (typeof x === 'boolean' && !meta.odd.has(prefix + k)) {
+            meta.odd.add(prefix + k);
+            grew = true;
+          }
+          continue;
+        }
+        const path = prefix + k;
+        if (Array.isArray(x)) {
+          if (!meta.arrays.has(path)) {
+            meta.arrays.add(path);
+            grew = true;
+          }
+          continue;
+        }
+        if (!meta.odd.has(path)) {
+          meta.odd.add(path);
+          grew = true;
+        }
+        walk(x as Record<string, unknown>, `${path}.`);
+      }
+    };
+    walk(doc, '');
+    if (grew) this.run('UPDATE rs_collections SET arrays = ?, odd = ? WHERE name = ?', JSON.stringify([...meta.arrays]), JSON.stringify([...meta.odd]), meta.name);
+  }
+
+  addIndex(meta: Meta, index: { name: string; keys: Record<string, 1 | -1> }): void {
+    if (meta.indexes.some((i) => i.name === index.name)) return;
+    meta.indexes.push(index);
+    this.run('UPDATE rs_collections SET indexes = ? WHERE name = ?', JSON.stringify(meta.indexes), meta.name);
+  }
+
+  setSearch(meta: Meta, search: { fts: string; fields: string[] }): void {
+    meta.search = search;
+    this.run('UPDATE rs_collections SET search = ? WHERE name = ?', JSON.stringify(search), meta.name);
+  }
+
+  /** A cached prepared statement. */
+  stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.clear();
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.stmt(sql).run(...params);
+  }
+
+  /** Reloads the catalogue when another connection committed since it was read. */
+  private refresh(): void {
+    const version = this.stmt('PRAGMA data_version').pluck().get() as number;
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    this.metas.clear();
+    const rows = this.stmt('SELECT name, tbl, arrays, odd, search, indexes FROM rs_collections').all() as {
+      name: string;
+      tbl: string;
+      arrays: string;
+      odd: string;
+      search: string | null;
+      indexes: string;
+    }[];
+    for (const r of rows) {
+      this.metas.set(r.name, {
+        name: r.name,
+        tbl: r.tbl,
+        arrays: new Set(JSON.parse(r.arrays) as string[]),
+        odd: new Set(JSON.parse(r.odd) as string[]),
+        indexes: JSON.parse(r.indexes) as Meta['indexes'],
+        ...(r.search ? { search: JSON.parse(r.search) as Meta['search'] } : {}),
+      });
+    }
+  }
+
+  /** After a rollback the cached catalogue may be ahead of the file: read it again. */
+  private forget(): void {
+    this.dataVersion = -1;
+  }
+
+  private forgetStatements(tbl: string): void {
+    for (const sql of [...this.statements.keys()]) if (sql.includes(tbl)) this.statements.delete(sql);
+  }
+}
+
+/** The SQL expression of a document path (`_id` is the key column). Null when the path cannot be named in SQL. */
+function pathExpr(path: string): string | null {
+  if (path === '_id') return 'id';
+  const parts = path.split('.');
+  if (!parts.every((p) => SEGMENT.test(p))) return null;
+  return `json_extract(body, '$.${parts.map((p) => `"${p}"`).join('.')}')`;
+}
+
+function jsonTypeExpr(path: string): string {
+  return `json_type(body, '$.${path
+    .split('.')
+    .map((p) => `"${p}"`)
+    .join('.')}')`;
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether the path or one of its prefixes ever held an array (Mongo's array rules apply there). */
+function touchesArray(meta: Meta, path: string): boolean {
+  if (meta.arrays.size === 0) return false;
+  let at = -1;
+  do {
+    at = path.indexOf('.', at + 1);
+    if (meta.arrays.has(at < 0 ? path : path.slice(0, at))) return true;
+  } while (at >= 0);
+  return false;
+}
+
+const and = (parts: Where[]): Where => {
+  const real = parts.filter((p) => p.sql !== '1');
+  if (real.length === 0) return { ...ALL, exact: parts.every((p) => p.exact) };
+  return { sql: real.map((p) => `(${p.sql})`).join(' AND '), params: real.flatMap((p) => p.params), exact: parts.every((p) => p.exact) };
+};
+
+/** The WHERE clause of one equality on a scalar. */
+function eq(meta: Meta, path: string, e: string, x: unknown): Where {
+  if (x === null) return { sql: `${e} IS NULL`, params: [], exact: path !== '_id' };
+  if (typeof x === 'string') return { sql: `${e} = ?`, params: [x], exact: true };
+  if (typeof x === 'number' && Number.isFinite(x)) return { sql: `${e} = ?`, params: [x], exact: !meta.odd.has(path) };
+  if (typeof x === 'boolean') return { sql: `${e} = ?`, params: [x ? 1 : 0], exact: false };
+  return ANY;
+}
+
+function not(w: Where): Where {
+  if (w.sql === '1') return w.exact ? { sql: '0', params: [], exact: true } : ANY;
+  return { sql: `NOT ifnull(${w.sql}, 0)`, params: w.params, exact: w.exact };
+}
+
+function range(meta: Meta, path: string, e: string, op: string, x: unknown): Where {
+  const sqlOp = op === '$gt' ? '>' : op === '$gte' ? '>=' : op === '$lt' ? '<' : '<=';
+  if (typeof x === 'string') return { sql: `${e} ${sqlOp} ? AND typeof(${e}) = 'text'`, params: [x], exact: !meta.odd.has(path) };
+  if (typeof x === 'number' && Number.isFinite(x)) {
+    return { sql: `${e} ${sqlOp} ? AND typeof(${e}) IN ('integer', 'real')`, params: [x], exact: !meta.odd.has(path) };
+  }
+  return ANY;
+}
+
+function fieldWhere(meta: Meta, path: string, condition: unknown): Where {
+  const e = pathExpr(path);
+  if (!e || touchesArray(meta, path)) return ANY;
+  if (!isPlain(condition)) return Array.isArray(condition) ? ANY : eq(meta, path, e, condition);
+  const ops = Object.keys(condition);
+  if (ops.length === 0 || !ops.every((o) => o.startsWith('$'))) return ANY;
+  const parts: Where[] = [];
+  for (const op of ops) {
+    const x = condition[op];
+    switch (op) {
+      case '$eq':
+        parts.push(isPlain(x) || Array.isArray(x) ? ANY : eq(meta, path, e, x));
+        break;
+      case '$ne':
+        parts.push(isPlain(x) || Array.isArray(x) ? ANY : not(eq(meta, path, e, x)));
+        break;
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte':
+        parts.push(range(meta, path, e, op, x));
+        break;
+      case '$in':
+      case '$nin': {
+        if (!Array.isArray(x) || x.some((v) => isPlain(v) || Array.isArray(v))) {
+          parts.push(ANY);
+          break;
+        }
+        let w: Where;
+        if (x.length === 0) w = { sql: '0', params: [], exact: true };
+        else if (x.every((v) => typeof v === 'string')) w = { sql: `${e} IN (${x.map(() => '?').join(', ')})`, params: x, exact: true };
+        else w = or(x.map((v) => eq(meta, path, e, v)));
+        parts.push(op === '$in' ? w : not(w));
+        break;
+      }
+      case '$exists':
+        if (typeof x !== 'boolean') parts.push(ANY);
+        else if (path === '_id') parts.push(x ? ALL : { sql: '0', params: [], exact: true });
+        else parts.push({ sql: `${jsonTypeExpr(path)} IS ${x ? 'NOT ' : ''}NULL`, params: [], exact: true });
+        break;
+      case '$options':
+        if (!('$regex' in condition)) parts.push(ANY);
+        break;
+      default:
+        parts.push(ANY); // $regex and anything else: the matcher decides
+    }
+  }
+  return and(parts);
+}
+
+function or(parts: Where[]): Where {
+  const always = parts.find((p) => p.sql === '1');
+  if (always) return always.exact ? ALL : ANY;
+  return { sql: parts.map((p) => `(${p.sql})`).join(' OR '), params: parts.flatMap((p) => p.params), exact: parts.every((p) => p.exact) };
+}
+
+const REGEX_SPECIAL = new Set([...'.*+?^${}()|[]\\']);
+
+/** The literal a regex pattern matches (escaped specials only), or null when it is not a plain literal. */
+function regexLiteral(pattern: string): string | null {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const next = pattern[++i];
+      if (next === undefined || !REGEX_SPECIAL.has(next)) return null;
+      out += next;
+    } else if (REGEX_SPECIAL.has(c)) return null;
+    else out += c;
+  }
+  return out;
+}
+
+/**
+ * An `$or` of case-insensitive literal regexes over fields of the search index: the rows the
+ * substring index names (literals of three characters or more), or a LIKE pre-filter (ASCII
+ * literals only: LIKE folds ASCII case, as the regex's `i` does). Always a superset; the
+ * matcher decides. `rows()` picks LIKE when the first rows in order already hold the page.
+ */
+function searchWhere(meta: Meta, branches: unknown[], mode: SearchMode): Where | null {
+  const search = meta.search;
+  if (!search) return null;
+  let literal: string | undefined;
+  const fields: string[] = [];
+  for (const b of branches) {
+    if (!isPlain(b)) return null;
+    const keys = Object.keys(b);
+    if (keys.length !== 1 || !search.fields.includes(keys[0])) return null;
+    const c = b[keys[0]];
+    if (!isPlain(c) || typeof c.$regex !== 'string' || c.$options !== 'i' || Object.keys(c).length !== 2) return null;
+    const lit = regexLiteral(c.$regex);
+    if (lit === null || (literal !== undefined && lit !== literal)) return null;
+    literal = lit;
+    fields.push(keys[0]);
+  }
+  if (!literal || !/^[\x20-\x7e]*$/.test(literal)) return null;
+  if (mode === 'base') return ANY;
+  if (literal.length >= 3 && mode === 'index') {
+    const cols = fields.map((f) => `c${search.fields.indexOf(f)}`).join(' ');
+    const match = `{${cols}} : "${literal.replace(/"/g, '""')}"`;
+    return { sql: `rowid IN (SELECT rowid FROM ${search.fts} WHERE ${search.fts} MATCH ?)`, params: [match], exact: false };
+  }
+  const like = `%${literal.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const exprs = fields.map(pathExpr).filter((e): e is string => e !== null);
+  if (exprs.length !== fields.length) return null;
+  return { sql: exprs.map((e) => `${e} LIKE ? ESCAPE '\\'`).join(' OR '), params: exprs.map(() => like), exact: false };
+}
+
+/**
+ * How a search condition becomes SQL: through the substring index (`index`, LIKE below three
+ * characters), always LIKE (`like`), or not at all (`base`, the other conditions alone).
+ */
+type SearchMode = 'index' | 'like' | 'base';
+
+/** The WHERE clause of a filter (exact, or a superset the matcher narrows). */
+function whereOf(meta: Meta, filter: Filter, mode: SearchMode = 'index'): Where {
+  if (!isPlain(filter)) return ANY;
+  const parts: Where[] = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(condition) || condition.length === 0) return ANY;
+      if (key === '$or') {
+        const s = searchWhere(meta, condition, mode);
+        if (s) {
+          parts.push(s);
+          continue;
+        }
+      }
+      const subs = condition.map((c) => whereOf(meta, c as Filter, mode));
+      parts.push(key === '$and' ? and(subs) : or(subs));
+      continue;
+    }
+    if (key.startsWith('$')) return ANY;
+    parts.push(fieldWhere(meta, key, condition));
+  }
+  return and(parts);
+}
+
+/** ORDER BY of a sort, or null when SQL cannot order as Mongo does (arrays, objects, booleans on a path). */
+function orderOf(meta: Meta, sort: Sort | undefined): string | null {
+  const keys = sort ? Object.keys(sort) : [];
+  const terms: string[] = [];
+  for (const k of keys) {
+    const e = pathExpr(k);
+    if (!e || touchesArray(meta, k) || meta.odd.has(k)) return null;
+    terms.push(`${e} ${sort![k] === -1 ? 'DESC' : 'ASC'}`);
+  }
+  if (!keys.includes('_id')) terms.push('rowid ASC'); // ties in insertion order, as a stable sort
+  return terms.join(', ');
+}
+
+/**
+ * The index to read a sorted query from, as `INDEXED BY` (SQLite's planner, without
+ * statistics, prefers an index that bounds a range and then sorts every row in the range, which
+ * for a dense range is far slower than reading in order and stopping after the page). Chosen
+ * like this: an index whose leading fields are all pinned by equalities of the filter and
+ * whose next fields follow the sort (at least its first key, every direction as given or every
+ * one reversed); the most pinned fields first, then the longest part of the sort.
+ */
+function indexedBy(meta: Meta, filter: Filter, sort: Sort | undefined): string {
+  const sortKeys = sort ? Object.keys(sort) : [];
+  if (!sortKeys.length || !meta.indexes.length || !isPlain(filter)) return '';
+  const pinned = new Set(
+    Object.entries(filter)
+      .filter(([k, v]) => !k.startsWith('$') && (typeof v === 'string' || (typeof v === 'number' && !meta.odd.has(k)) || (isPlain(v) && Object.keys(v).length === 1 && typeof v.$eq === 'string')))
+      .map(([k]) => k),
+  );
+  let best: { name: string; pins: number; covers: number } | undefined;
+  for (const index of meta.indexes) {
+    const keys = Object.keys(index.keys);
+    let pins = 0;
+    while (pins < keys.length && pinned.has(keys[pins])) pins++;
+    let covers = 0;
+    let flip: boolean | undefined;
+    while (pins + covers < keys.length && covers < sortKeys.length && keys[pins + covers] === sortKeys[covers]) {
+      const same = index.keys[keys[pins + covers]] === sort![sortKeys[covers]];
+      if (flip !== undefined && flip === same) break;
+      flip = !same;
+      covers++;
+    }
+    if (covers === 0) continue;
+    if (!best || pins > best.pins || (pins === best.pins && covers > best.covers)) best = { name: index.name, pins, covers };
+  }
+  return best ? ` INDEXED BY ${best.name}` : '';
+}
+
+const isCount = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n >= 0;
+
+function indexName(tbl: string, spec: IndexSpec): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([spec.keys, !!spec.unique]))
+    .digest('hex')
+    .slice(0, 12);
+  return `${tbl}_${hash}`;
+}
+
+function mapWriteError(collection: string, id: string, err: unknown): never {
+  const code = (err as { code?: string }).code;
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    throw new DuplicateKeyError(collection, code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? id : (err as Error).message.replace(/^.*UNIQUE constraint failed: /, ''));
+  }
+  throw err;
+}
+
+class SqliteCollection implements Collection<Doc> {
+  constructor(
+    private readonly store: SqliteReadStore,
+    readonly name: string,
+  ) {}
+
+  async findOne(filter: Filter): Promise<Doc | null> {
+    const meta = this.store.meta(this.name);
+    if (!meta) return null;
+    return this.select(meta, filter, { limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    const meta = this.store.meta(this.name);
+    return meta ? this.select(meta, filter, options) : [];
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const meta = this.store.meta(this.name);
+    if (!meta) return 0;
+    const where = whereOf(meta, filter);
+    if (where.exact) return this.store.stmt(`SELECT count(*) FROM ${meta.tbl} WHERE ${where.sql}`).pluck().get(...where.params) as number;
+    const match = filterMatcher(filter);
+    let n = 0;
+    for (const r of this.store.stmt(`SELECT body FROM ${meta.tbl} WHERE ${where.sql}`).pluck().iterate(...where.params) as Iterable<string>) {
+      if (match(JSON.parse(r) as Doc)) n++;
+    }
+    return n;
+  }
+
+  async insertOne(doc: Doc): Promise<void> {
+    if (typeof doc._id !== 'string') throw new Error(`a document of ${this.name} needs a string _id`);
+    await this.store.write(() => this.insert(this.store.ensure(this.name), doc));
+  }
+
+  async replaceOne(filter: Filter, doc: Doc, options: { upsert?: boolean } = {}) {
+    return this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      const row = meta && this.rows(meta, filter, { limit: 1 })[0];
+      if (meta && row) {
+        this.replace(meta, row, { ...doc, _id: row.id });
+        return { matched: 1, upserted: false };
+      }
+      if (!options.upsert) return { matched: 0, upserted: false };
+      this.insert(this.store.ensure(this.name), doc);
+      return { matched: 0, upserted: true };
+    });
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    return this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      const row = meta && this.rows(meta, filter, { limit: 1 })[0];
+      if (meta && row) {
+        const next = JSON.parse(row.body) as Doc;
+        applyUpdate(next, stripOnInsert(update) as never);
+        this.replace(meta, row, { ...next, _id: row.id });
+        return { matched: 1, upserted: false };
+      }
+      if (!options.upsert) return { matched: 0, upserted: false };
+      const seed = upsertSeed(filter);
+      if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
+      applyUpdate(seed, withOnInsert(update) as never);
+      this.insert(this.store.ensure(this.name), seed as Doc);
+      return { matched: 0, upserted: true };
+    });
+  }
+
+  /** As in MongoDB, not atomic: a document that fails (a duplicate key) stops the run, the ones before stay updated. */
+  async updateMany(filter: Filter, update: Update) {
+    const { matched, failure } = await this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      if (!meta) return { matched: 0 };
+      const rows = this.rows(meta, filter, {});
+      for (const row of rows) {
+        const next = JSON.parse(row.body) as Doc;
+        applyUpdate(next, stripOnInsert(update) as never);
+        try {
+          this.replace(meta, row, { ...next, _id: row.id });
+        } catch (err) {
+          return { matched: rows.length, failure: err };
+        }
+      }
+      return { matched: rows.length };
+    });
+    if (failure) throw failure;
+    return { matched };
+  }
+
+  async deleteOne(filter: Filter) {
+    return this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      const row = meta && this.rows(meta, filter, { limit: 1 })[0];
+      if (!meta || !row) return { deleted: 0 };
+      this.remove(meta, row);
+      return { deleted: 1 };
+    });
+  }
+
+  async deleteMany(filter: Filter) {
+    return this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      if (!meta) return { deleted: 0 };
+      const rows = this.rows(meta, filter, {});
+      for (const row of rows) this.remove(meta, row);
+      return { deleted: rows.length };
+    });
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    await this.store.write(() => {
+      const meta = this.store.ensure(this.name);
+      const fields = Object.keys(spec.keys);
+      if (spec.search) {
+        if (meta.search) return;
+        const fts = `${meta.tbl}_search`;
+        this.store.db.exec(
+          `CREATE VIRTUAL TABLE ${fts} USING fts5(${fields.map((_, i) => `c${i}`).join(', ')}, tokenize = 'trigram', content = '', contentless_delete = 1)`,
+        );
+        this.store.setSearch(meta, { fts, fields });
+        for (const r of this.store.stmt(`SELECT rowid, id, body FROM ${meta.tbl}`).all() as Row[]) this.indexSearch(meta, r.rowid, JSON.parse(r.body) as Doc);
+        return;
+      }
+      const exprs = fields.map((f) => {
+        const e = pathExpr(f);
+        if (!e) throw new Error(`cannot index ${this.name}.${f}: field names are letters, digits, _ and -`);
+        return e;
+      });
+      const dir = (f: string) => (spec.keys[f] === -1 ? ' DESC' : '');
+      const name = indexName(meta.tbl, spec);
+      this.store.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${meta.tbl} (${exprs.map((e, i) => e + dir(fields[i])).join(', ')})`);
+      this.store.addIndex(meta, { name, keys: spec.keys });
+      if (spec.unique) {
+        // As in MongoDB, a missing field counts as null and nulls collide: a constraint of its
+        // own over the values with null made a blob (no JSON value extracts as one).
+        try {
+          this.store.db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${name}_u ON ${meta.tbl} (${exprs.map((e) => `ifnull(${e}, x'00')`).join(', ')})`);
+        } catch (err) {
+          mapWriteError(this.name, '', err);
+        }
+      }
+    });
+  }
+
+  async drop(): Promise<void> {
+    await this.store.write(() => {
+      const meta = this.store.meta(this.name);
+      if (meta) this.store.dropMeta(meta);
+    });
+  }
+
+  /** The matching rows, in the sort's order (insertion order without one), paged. */
+  private rows(meta: Meta, filter: Filter, options: FindOptions): Row[] {
+    let where = whereOf(meta, filter);
+    const order = orderOf(meta, options.sort);
+    const skip = isCount(options.skip) ? options.skip : 0;
+    const limit = isCount(options.limit) && options.limit > 0 ? options.limit : Infinity;
+    if (where.sql.includes(' MATCH ?') && order !== null && limit !== Infinity) {
+      // A common literal names many rows through the substring index (slow to collect and
+      // sort), while reading in order with LIKE finds the page among the first rows. Probe the
+      // first rows in order: when they hold the page, read that way.
+      const base = whereOf(meta, filter, 'base');
+      const like = whereOf(meta, filter, 'like');
+      const probe = this.store
+        .stmt(
+          `SELECT count(*) FROM (SELECT rowid, id, body FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_PROBE}) WHERE ${like.sql}`,
+        )
+        .pluck()
+        .get(...base.params, ...like.params) as number;
+      if (probe >= skip + limit) where = like;
+    }
+    // A search narrowed by the substring index reads the rows it names (by rowid), no index.
+    const hint = where.sql.includes(' MATCH ?') ? ' NOT INDEXED' : indexedBy(meta, filter, options.sort);
+    const sql = `SELECT rowid, id, body FROM ${meta.tbl}${hint} WHERE ${where.sql}`;
+    if (order !== null && where.exact) {
+      return this.store.stmt(`${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit === Infinity ? -1 : limit, skip) as Row[];
+    }
+    const match = filterMatcher(filter);
+    if (order !== null) {
+      const out: Row[] = [];
+      let skipped = 0;
+      for (const r of this.store.stmt(`${sql} ORDER BY ${order}`).iterate(...where.params) as Iterable<Row>) {
+        if (!match(JSON.parse(r.body) as Doc)) continue;
+        if (skipped < skip) {
+          skipped++;
+          continue;
+        }
+        out.push(r);
+        if (out.length >= limit) break;
+      }
+      return out;
+    }
+    // A sort SQL cannot give: every match, ordered by mingo (stable over insertion order).
+    const byId = new Map<string, Row>();
+    const docs: Doc[] = [];
+    for (const r of this.store.stmt(`${sql} ORDER BY rowid`).iterate(...where.params) as Iterable<Row>) {
+      const d = JSON.parse(r.body) as Doc;
+      if (!match(d)) continue;
+      byId.set(r.id, r);
+      docs.push(d);
+    }
+    const sorted = mingoFind(docs, {}).sort(options.sort!).all() as Doc[];
+    return sorted.slice(skip, limit === Infinity ? undefined : skip + limit).map((d) => byId.get(d._id)!);
+  }
+
+  private select(meta: Meta, filter: Filter, options: FindOptions): Doc[] {
+    return this.rows(meta, filter, options).map((r) => JSON.parse(r.body) as Doc);
+  }
+
+  private insert(meta: Meta, doc: Doc): void {
+    let rowid: number | bigint;
+    try {
+      rowid = this.store.run(`INSERT INTO ${meta.tbl} (id, body) VALUES (?, ?)`, doc._id, JSON.stringify(doc)).lastInsertRowid;
+    } catch (err) {
+      mapWriteError(this.name, doc._id, err);
+    }
+    this.store.track(meta, doc);
+    if (meta.search) this.indexSearch(meta, Number(rowid), doc);
+  }
+
+  private replace(meta: Meta, row: Row, next: Doc): void {
+    try {
+      this.store.run(`UPDATE ${meta.tbl} SET body = ? WHERE rowid = ?`, JSON.stringify(next), row.rowid);
+    } catch (err) {
+      mapWriteError(this.name, row.id, err);
+    }
+    this.store.track(meta, next);
+    if (meta.search) {
+      const before = JSON.parse(row.body) as Doc;
+      if (meta.search.fields.some((f) => searchText(before, f) !== searchText(next, f))) {
+        this.store.run(`DELETE FROM ${meta.search.fts} WHERE rowid = ?`, row.rowid);
+        this.indexSearch(meta, row.rowid, next);
+      }
+    }
+  }
+
+  private remove(meta: Meta, row: Row): void {
+    this.store.run(`DELETE FROM ${meta.tbl} WHERE rowid = ?`, row.rowid);
+    if (meta.search) this.store.run(`DELETE FROM ${meta.search.fts} WHERE rowid = ?`, row.rowid);
+  }
+
+  private indexSearch(meta: Meta, rowid: number, doc: Doc): void {
+    const fields = meta.search!.fields;
+    this.store.run(
+      `INSERT INTO ${meta.search!.fts} (rowid, ${fields.map((_, i) => `c${i}`).join(', ')}) VALUES (?, ${fields.map(() => '?').join(', ')})`,
+      rowid,
+      ...fields.map((f) => searchText(doc, f)),
+    );
+  }
+}
+
+function searchText(doc: Doc, field: string): string {
+  const v = field.split('.').reduce<unknown>((x, k) => (isPlain(x) ? x[k] : undefined), doc);
+  return typeof v === 'string' ? v : '';
+}

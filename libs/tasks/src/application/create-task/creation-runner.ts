@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { QuoteBook } from '@gensvc/quoting/contracts';
+import { WalletCommands } from '@gensvc/wallet/contracts';
+import type { CreationIntent } from '../../domain/task-creation';
+import { taskCreationWorkflow, type CreationCommand, type CreationInput, type CreationState } from '../../domain/task-creation-workflow';
+import type { TaskState } from '../../domain/task';
+import { TaskStore } from '../task-store';
+
+export interface CreationRun {
+  readonly state: CreationState;
+  /** The task stream's state after the run (its record when created). */
+  readonly task: TaskState | null;
+  /** Highest position the run appended, if it appended anything. */
+  readonly position?: bigint;
+}
+
+/** Finished inline runs remembered for the reactor (older ones: it reads the task stream). */
+const REMEMBERED = 20_000;
+
+const maxPos = (a: bigint | undefined, b: bigint | undefined): bigint | undefined => (a === undefined ? b : b === undefined ? a : a > b ? a : b);
+
+/**
+ * Runs the task creation workflow: folds each input, executes the commands the workflow
+ * sends (quoting, wallet, task stream) one after the other and feeds their outcomes back as
+ * inputs, until it sends nothing more. Every command is idempotent per task id, so two runners
+ * of one creation (the request and the reactor, two requests with the same key, two
+ * processes) converge on the task stream's first event.
+ *
+ * It also remembers which creations a request is running inline, so that the reactor (which
+ * hears every stored intent from the checkpointed subscription) waits for that run instead
+ * of repeating it, and takes over only when it did not finish.
+ */
+@Injectable()
+export class TaskCreationRunner {
+  private readonly inline = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly tasks: TaskStore,
+    private readonly quotes: QuoteBook,
+    private readonly wallet: WalletCommands,
+  ) {}
+
+  /** A fresh creation: nothing of it can be stored yet but its intent. */
+  start(intent: CreationIntent): Promise<CreationRun> {
+    return this.run([{ type: 'TaskCreationRequested', data: intent }]);
+  }
+
+  /** Resumes a creation from what is stored: its intent and its task stream. */
+  async resume(intent: CreationIntent): Promise<CreationRun> {
+    const task = await this.tasks.load(intent.task_id);
+    return this.run([{ type: 'TaskCreationRequested', data: intent }, ...outcomeInputs(task)], task);
+  }
+
+  /**
+   * Marks `taskId` as run inline by the caller until `work` settles: it counts as finished
+   * when `work` resolves with a finished run.
+   */
+  track(taskId: string, work: Promise<CreationRun | null>): void {
+    const finished = work.then(
+      (r) => r !== null && (r.state.status === 'created' || r.state.status === 'rolled_back'),
+      () => false,
+    );
+    this.inline.set(taskId, finished);
+    void finished.then((ok) => {
+      if (!ok) this.inline.delete(taskId);
+      if (this.inline.size > REMEMBERED) this.inline.delete(this.inline.keys().next().value as string);
+    });
+  }
+
+  /** Whether an inline run of `taskId` finished (waits for one in progress). */
+  async finishedInline(taskId: string): Promise<boolean> {
+    const run = this.inline.get(taskId);
+    return run ? run : false;
+  }
+
+  /**
+   * Folds `inputs` (what is stored: history, already acted upon except for the last one),
+   * decides on the last one, executes the commands and goes on with their outcomes.
+   */
+  async run(inputs: readonly CreationInput[], task: TaskState | null = null): Promise<CreationRun> {
+    const w = taskCreationWorkflow;
+    let state = inputs.slice(0, -1).reduce(w.evolve, w.initialState());
+    let position: bigint | undefined;
+    const queue = inputs.slice(-1);
+    for (let input = queue.shift(); input; input = queue.shift()) {
+      state = w.evolve(state, input);
+      for (const command of w.decide(input, state)) {
+        const outcome = await this.execute(command);
+        position = maxPos(position, outcome.position);
+        if (outcome.task) task = outcome.task;
+        queue.push(...outcome.inputs);
+      }
+    }
+    return { state, task, position };
+  }
+
+  private async execute(c: CreationCommand): Promise<{ inputs: CreationInput[]; task?: TaskState; position?: bigint }> {
+    switch (c.type) {
+      case 'AcceptQuote': {
+        const r = await this.quotes.accept(c.data.quote_id, c.data.account_id, c.data.task_id);
+        return r.accepted
+          ? { inputs: [{ type: 'QuoteLocked', data: { task_id: c.data.task_id, quote: r.quote } }], position: r.position }
+          : { inputs: [{ type: 'QuoteRefused', data: { task_id: c.data.task_id, ...r.refusal } }] };
+      }
+      case 'ReserveFunds': {
+        const { account_id: accountId, reservation_id: reservationId, task_id: taskId, amount } = c.data;
+        const r = await this.wallet.reserve({ accountId, reservationId, taskId, amount });
+        return r.reserved
+          ? { inputs: [{ type: 'FundsReserved', data: { task_id: taskId, at: this.tasks.now().toISOString() } }], position: r.position }
+          : { inputs: [{ type: 'FundsRefused', data: { task_id: taskId, ...r.refusal } }] };
+      }
+      case 'CreateTask':
+        return this.onTask(c.data.task_id, { type: 'CreateTask', data: c.data, metadata: { now: this.tasks.now() } });
+      case 'RejectCreation':
+        return this.onTask(c.data.task_id, { type: 'RejectCreation', data: c.data, metadata: { now: this.tasks.now() } });
+      case 'RollBackCreation':
+        return this.onTask(c.data.task_id, { type: 'RollBackCreation', data: c.data, metadata: { now: this.tasks.now() } });
+      case 'ReleaseQuote': {
+        const r = await this.quotes.release(c.data.quote_id, c.data.task_id);
+        return { inputs: [], position: r.position };
+      }
+      case 'ReleaseFunds': {
+        const r = await this.wallet.release({ accountId: c.data.account_id, reservationId: c.data.reservation_id });
+        return { inputs: [], position: r.position };
+      }
+      default: {
+        const never: never = c;
+        return never;
+      }
+    }
+  }
+
+  /** A command on the task stream; its outcome is the stream's state, whoever wrote it. */
+  private async onTask(taskId: string, command: Parameters<TaskStore['handle']>[1]) {
+    const r = await this.tasks.handle(taskId, command);
+    return { inputs: outcomeInputs(r.state), task: r.state, position: r.position };
+  }
+}
+
+/** The task stream's state as workflow inputs. */
+export function outcomeInputs(task: TaskState): CreationInput[] {
+  switch (task.kind) {
+    case 'none':
+      return [];
+    case 'task':
+      return [{ type: 'TaskCreated', data: task.task }];
+    case 'rejected': {
+      const rejected: CreationInput = { type: 'TaskCreationRejected', data: { task_id: task.task_id, code: task.code, message: task.message } };
+      return task.rolledBack ? [rejected, { type: 'TaskCreationRolledBack', data: { task_id: task.task_id } }] : [rejected];
+    }
+    default: {
+      const never: never = task;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StandInSupplier } from '@gensvc/suppliers/testing/stand-in-supplier';
+import { catalogueWithHttpChannel } from '@gensvc/suppliers/testing/test-catalogue';
+import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
+import { API_ENTRY, startServer, type ServerProcess } from './support/processes';
+
+/**
+ * Several processes on one DATA_DIR (CONTRACT §13): the roles, limits that hold across
+ * processes, and supplier jobs that one worker submits and another takes over.
+ */
+describe('processes sharing one data directory', () => {
+  let dir: string;
+  const running: ServerProcess[] = [];
+
+  beforeAll(() => {
+    buildApps(ADMIN_CLI);
+    buildApps(API_ENTRY);
+  });
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gensvc-processes-'))));
+  afterEach(async () => {
+    await Promise.allSettled(running.splice(0).map((p) => p.kill()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async (env: Record<string, string>) => {
+    const p = await startServer(dir, env);
+    running.push(p);
+    return p;
+  };
+  const account = async (env: Record<string, string> = {}) => {
+    const r = await runCli(ADMIN_CLI, ['account', 'create', '--name', `p-${randomUUID().slice(0, 6)}`, '--credit', '100.000000'], { DATA_DIR: dir, ...env });
+    if (r.code !== 0) throw new Error(r.stderr);
+    return oneJson(r.stdout).api_key as string;
+  };
+  const call = async (base: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  };
+  const until = async (what: string, fn: () => Promise<boolean>, ms = 30_000) => {
+    const end = Date.now() + ms;
+    while (!(await fn())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const createTask = async (base: string, key: string, body: object) => {
+    const q = await call(base, key, 'POST', '/v1/quotes', body);
+    expect(q.status).toBe(200);
+    const t = await call(base, key, 'POST', '/v1/tasks', { quote_id: q.body.quote_id }, { 'idempotency-key': randomUUID() });
+    expect(t.status).toBe(202);
+    return t.body.id as string;
+  };
+  const taskStatus = async (base: string, key: string, id: string) => (await call(base, key, 'GET', `/v1/tasks/${id}`)).body.status as string;
+
+  it('an api process serves and executes nothing; a worker serves only health and executes', async () => {
+    const key = await account();
+    const api = await start({ PROCESS_ROLE: 'api' });
+    const id = await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hello' } });
+    // The local supplier takes 50 ms per state here: an executing process would be done long before.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await taskStatus(api.url, key, id)).toBe('queued');
+
+    const worker = await start({ PROCESS_ROLE: 'worker' });
+    const models = await call(worker.url, key, 'GET', '/v1/models');
+    expect(models.status).toBe(404);
+    expect(models.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('worker'), request_id: expect.any(String) } });
+    expect((await fetch(`${worker.url}/health/ready`)).status).toBe(200);
+
+    await until('the worker to run the task', async () => (await taskStatus(api.url, key, id)) === 'succeeded');
+  });
+
+  it('holds the per-account and platform-wide receive limits across two processes', async () => {
+    const [x, y, z] = [await account(), await account(), await account()];
+    const a = await start({ PROCESS_ROLE: 'api' });
+    const b = await start({ PROCESS_ROLE: 'api' });
+    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
+    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
+    const prepared = async (base: string, key: string) => {
+      const p = await call(base, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() });
+      expect(p.status).toBe(200);
+      return p.body as { upload_id: string; upload: { headers: Record<string, string> } };
+    };
+    /** Starts a receive that sends 10 bytes and then waits (it holds its slots). */
+    const slowPut = (base: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) => {
+      const u = new URL(base);
+      const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: `/v1/uploads/${p.upload_id}/content`, headers: { ...p.upload.headers, 'content-length': png.length } });
+      const done = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+      });
+      req.write(png.subarray(0, 10));
+      return { req, done, finish: () => req.end(png.subarray(10)) };
+    };
+    const uploading = (base: string, key: string, id: string) =>
+      until(`${id} uploading`, async () => (await call(base, key, 'GET', `/v1/uploads/${id}`)).body.status === 'uploading');
+    const put = (base: string, key: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) =>
+      fetch(`${base}/v1/uploads/${p.upload_id}/content`, { method: 'PUT', headers: p.upload.headers, body: png });
+
+    // Account x: one receive in each process; a third, in either, is refused.
+    const x1 = await prepared(a.url, x);
+    const x2 = await prepared(b.url, x);
+    const sx1 = slowPut(a.url, x1);
+    const sx2 = slowPut(b.url, x2);
+    await uploading(a.url, x, x1.upload_id);
+    await uploading(b.url, x, x2.upload_id);
+    const third = await put(b.url, x, await prepared(b.url, x));
+    expect(third.status).toBe(429);
+    expect(((await third.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // Account y fills the platform's four receives through process b; z is refused in a.
+    const sy = [slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, y))];
+    const zp = await prepared(a.url, z);
+    await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
+    const refused = await put(a.url, z, zp);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
+
+    // A receive that ends in process b frees its slot for process a.
+    sy[0].finish();
+    expect(await sy[0].done).toBe(200);
+    expect((await put(a.url, z, zp)).status).toBe(200);
+    for (const s of [sx1, sx2, sy[1]]) s.finish();
+    expect(await Promise.all([sx1.done, sx2.done, sy[1].done])).toEqual([200, 200, 200]);
+  });
+
+  it('holds the 8 unfinished uploads per account across two processes preparing at once', async () => {
+    const key = await account();
+    const a = await start({ PROCESS_ROLE: 'api' });
+    const b = await start({ PROCESS_ROLE: 'api' });
+    const meta = { name: 'a.txt', mime: 'text/plain', size: 5, checksum: createHash('sha256').update('hello').digest('hex') };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(i % 2 ? a.url : b.url, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+    expect(answers.filter((r) => r.status !== 200).map((r) => r.body.error.code)).toEqual(Array(4).fill('UPLOAD_LIMIT_REACHED'));
+  });
+
+  describe('with an external supplier', () => {
+    let supplier: StandInSupplier;
+    const SECRET = 'acme-callback-secret-0123456789';
+    let supplierEnv: Record<string, string>;
+
+    beforeEach(async () => {
+      supplier = await new StandInSupplier(SECRET).start();
+      writeFileSync(join(dir, 'catalogue.json'), catalogueWithHttpChannel('acme'));
+      supplierEnv = {
+        CATALOGUE_FILE: join(dir, 'catalogue.json'),
+        SUPPLIER_CHANNELS: JSON.stringify({
+          acme: { base_url: supplier.url, api_key: 'acme-key', callback_secret: SECRET, poll_after_ms: 100, poll_interval_ms: 100, request_timeout_ms: 2000 },
+        }),
+        PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+        SUPPLIER_JOB_LEASE_MS: '1500',
+      };
+    });
+    afterEach(async () => supplier.stop());
+
+    it('submits each job once while two workers race, and a killed worker’s jobs finish in the other', async () => {
+      const key = await account(supplierEnv);
+      const api = await start({ ...supplierEnv, PROCESS_ROLE: 'api' });
+      const w1 = await start({ ...supplierEnv, PROCESS_ROLE: 'worker' });
+      await start({ ...supplierEnv, PROCESS_ROLE: 'worker' });
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push(await createTask(api.url, key, { model: 'acme-writer', capability: 'text.generate', input: { prompt: `tides ${i}` } }));
+      await until('every job at the supplier', async () => ids.every((id) => supplier.jobs.get(id)?.state.status === 'queued'));
+      // Give racing workers time to submit a second time, if they could.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(ids.map((id) => supplier.jobs.get(id)!.submits)).toEqual(ids.map(() => 1));
+
+      await w1.kill();
+      for (const id of ids) await supplier.finish(id, { status: 'succeeded', output: { text: `done ${id}` } });
+      await until('every task to succeed', async () => (await Promise.all(ids.map((id) => taskStatus(api.url, key, id)))).every((s) => s === 'succeeded'));
+      expect(ids.map((id) => supplier.jobs.get(id)!.submits)).toEqual(ids.map(() => 1));
+    });
+  });
+});
