@@ -156,13 +156,14 @@ describe('errors', () => {
 });
 
 describe('tasks.wait and pages', () => {
-  it('polls with growing intervals until a terminal status, reporting each change', async () => {
-    const statuses = ['queued', 'queued', 'running', 'running', 'succeeded'];
-    handler = (_req, res, _b, n) => json(res, 200, task('task_1', statuses[n - 1]));
+  it('polls with growing intervals until a terminal status is settled, reporting each change', async () => {
+    const statuses = ['queued', 'queued', 'running', 'succeeded', 'succeeded'];
+    const settlement = ['reserved', 'reserved', 'reserved', 'reserved', 'settled'];
+    handler = (_req, res, _b, n) => json(res, 200, { ...task('task_1', statuses[n - 1]), settlement_status: settlement[n - 1] });
     const updates: string[] = [];
-    const done = await client().tasks.wait('task_1', { intervalMs: 10, onUpdate: (t) => updates.push(t.status) });
-    expect(done.status).toBe('succeeded');
-    expect(updates).toEqual(['queued', 'running', 'succeeded']);
+    const done = await client().tasks.wait('task_1', { intervalMs: 10, onUpdate: (t) => updates.push(`${t.status}/${t.settlement_status}`) });
+    expect(done).toMatchObject({ status: 'succeeded', settlement_status: 'settled' });
+    expect(updates).toEqual(['queued/reserved', 'running/reserved', 'succeeded/reserved', 'succeeded/settled']);
     expect(seen).toHaveLength(5);
   });
 
