@@ -21,8 +21,12 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  // while a delivery waits for its first (or a requested) attempt, look again every 2 s
-  const waiting = (deliveries.data?.data ?? []).some((d) => d.status === 'pending');
+  // A delivery sent again: the attempts it had then, and how long to look for the new one.
+  const [awaiting, setAwaiting] = useState<{ id: string; attempts: number; until: number } | null>(null);
+  const current = deliveries.data?.data ?? [];
+  const newAttemptDue = awaiting !== null && Date.now() < awaiting.until && (current.find((d) => d.id === awaiting.id)?.attempts.length ?? 0) <= awaiting.attempts;
+  // while a delivery waits for its first attempt, or for the attempt just requested, look again every 2 s
+  const waiting = newAttemptDue || current.some((d) => d.status === 'pending');
   useEffect(() => {
     if (!waiting) return;
     const timer = setTimeout(() => void deliveries.reload(), 2000);
@@ -32,7 +36,9 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
     setError(null);
     setBusy(id);
     try {
+      const before = current.find((d) => d.id === id)?.attempts.length ?? 0;
       await api.retryDelivery(endpoint.id, id);
+      setAwaiting({ id, attempts: before, until: Date.now() + 60_000 });
       setSent(id);
       await deliveries.reload();
     } catch (e) {
