@@ -30,6 +30,8 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { parseArgs } = require('node:util');
 const { randomUUID } = require('node:crypto');
+// One request over bench/tasks.js's keep-alive agent, and its percentile helper.
+const { request: send, pct } = require('./tasks');
 
 const root = join(__dirname, '..');
 const { values: args } = parseArgs({
@@ -48,7 +50,6 @@ const SECONDS = Number(args.seconds);
 const COST_ENDPOINTS = Number(args['cost-endpoints']);
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const problems = [];
 
 function freePort() {
@@ -69,37 +70,6 @@ async function request(port, method, path, headers = {}, body) {
     return send(port, method, path, headers, body);
   }
 }
-
-function send(port, method, path, headers = {}, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json = text;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode, body: json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const pct = (xs, p) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return +s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)].toFixed(2);
-};
 
 async function startServer(dataDir, extraEnv) {
   const port = await freePort();
