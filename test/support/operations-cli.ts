@@ -9,14 +9,20 @@ export const ADMIN_CLI = join(ROOT, 'dist', 'apps', 'admin', 'src', 'main.js');
 /** The client CLI's launcher (apps/cli, an ES module package on @gensvc/sdk; it rebuilds itself when stale). */
 export const CLIENT_CLI = join(ROOT, 'apps', 'cli', 'bin', 'gensvc.js');
 
+/** A lock file of this checkout (other checkouts on the machine build their own dist/). */
+function checkoutLock(name: string): string {
+  return join(tmpdir(), `gensvc-${name}-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+}
+
 /**
  * Builds the apps once per test file (`nest build api` compiles every app under apps/),
- * serialized across test files by a lock, so parallel suites do not write dist/ together.
+ * serialized across the test files of this checkout by a lock, so parallel suites do not write
+ * dist/ together.
  * Type errors elsewhere do not stop tsc from emitting; only a missing entry point fails.
  */
 export function buildApps(entry: string): void {
   const nest = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
-  spawnSync('flock', ['/tmp/gensvc-e2e-build.lock', process.execPath, nest, 'build', 'api'], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
+  spawnSync('flock', [checkoutLock('e2e-build'), process.execPath, nest, 'build', 'api'], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
   if (!existsSync(entry)) throw new Error(`${entry} did not build`);
 }
 
@@ -27,8 +33,7 @@ export function buildApps(entry: string): void {
  */
 export function buildClientCli(): void {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const lock = join(tmpdir(), `gensvc-cli-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
-  const run = spawnSync('flock', [lock, process.execPath, tsc, '-b', join(ROOT, 'apps', 'cli')], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  const run = spawnSync('flock', [checkoutLock('cli-build'), process.execPath, tsc, '-b', join(ROOT, 'apps', 'cli')], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
   if (run.status !== 0) throw new Error(`the client CLI did not build: ${run.stdout} ${run.stderr}`);
 }
 
