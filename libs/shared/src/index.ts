@@ -17,6 +17,8 @@ export * from './event-sourcing/reactor';
 export * from './event-sourcing/engine';
 export * from './event-sourcing/sqlite-event-store';
 export * from './event-sourcing/esdb-event-store';
+export * from './event-sourcing/consumer-groups.port';
+export * from './event-sourcing/esdb-consumer-groups';
 export * from './read-store/read-store.port';
 export * from './read-store/sqlite-read-store';
 export * from './read-store/documents';
