@@ -15,6 +15,8 @@ import { VoicesService } from './voices.service';
 export class VoiceDeletionReactor implements Reactor {
   readonly name = 'voices.deletion';
   readonly handles = ['VoiceDeletionRequested'];
+  /** One worker asks the supplier to delete (a lease across the processes sharing the stores), not every worker. */
+  readonly exclusive = true;
   private readonly logger = new Logger('VoiceDeletion');
   private remover: SupplierVoiceRemover | null | undefined;
 
