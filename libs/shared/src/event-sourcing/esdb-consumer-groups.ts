@@ -1,5 +1,6 @@
 import {
   EventStoreDBClient,
+  NotFoundError,
   PARK,
   PersistentSubscriptionDoesNotExistError,
   PersistentSubscriptionExistsError,
@@ -56,7 +57,7 @@ export class EsdbConsumerGroups extends ConsumerGroups {
     try {
       current = (await this.client.getPersistentSubscriptionToAllInfo(spec.group)).settings;
     } catch (err) {
-      if (!(err instanceof PersistentSubscriptionDoesNotExistError)) throw err;
+      if (!(err instanceof PersistentSubscriptionDoesNotExistError || err instanceof NotFoundError)) throw err;
     }
     if (!current) {
       try {

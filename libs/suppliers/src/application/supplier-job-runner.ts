@@ -38,9 +38,9 @@ interface Slot {
  *
  * Survives restarts: once the subscriptions have started (a process whose role runs
  * background work, `all` or `worker`; the admin CLI never runs jobs) and the projections
- * caught up, it resumes every unfinished job from the `supplier_jobs` read model; new jobs
- * arrive through `schedule` (the gateway and the worker reactor). Deadlines come from the
- * job's stream, so they hold across restarts.
+ * caught up, it starts its claims and (with leases) resumes every unfinished job from the
+ * `supplier_jobs` read model; new jobs arrive through `schedule` (the gateway, the worker
+ * reactor, the claims). Deadlines come from the job's stream, so they hold across restarts.
  *
  * Several workers: a job steps only in the worker whose claim on it holds
  * (`SupplierJobClaims`), so one worker submits it. On the embedded stores every worker
@@ -73,6 +73,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   onApplicationBootstrap(): void {
+    let failures = 0;
     const tick = async () => {
       this.bootTimer = undefined;
       if (this.stopped) return;
@@ -81,10 +82,12 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
           await this.resumeAll();
           return;
         }
+        failures = 0;
       } catch (err) {
-        this.logger.error({ err }, 'resuming supplier jobs failed; retrying');
+        failures++;
+        this.logger.error({ err, failures }, 'starting the supplier job claims failed; retrying');
       }
-      this.bootTimer = setTimeout(tick, 100);
+      this.bootTimer = setTimeout(tick, failures ? Math.min(100 * 2 ** failures, 10_000) : 100);
       this.bootTimer.unref();
     };
     this.bootTimer = setTimeout(tick, 0);
