@@ -8,7 +8,7 @@ import { SupplierCallbacks } from './application/supplier-callbacks';
 import { SupplierChannels } from './application/supplier-channel';
 import { ChannelVoiceRemover, SupplierChannelRegistry } from './application/supplier-channel-registry';
 import { SupplierGatewayService } from './application/supplier-gateway.service';
-import { GroupJobClaims, LeaseJobClaims, SupplierJobClaims } from './application/supplier-job-claims';
+import { SupplierJobClaims, supplierJobClaims } from './application/supplier-job-claims';
 import { SupplierJobRunner } from './application/supplier-job-runner';
 import { SupplierJobWorker } from './application/supplier-job-worker.reactor';
 import { SupplierJobsProjection } from './application/supplier-jobs.projection';
@@ -32,8 +32,7 @@ import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
     {
       // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
       provide: SupplierJobClaims,
-      useFactory: (groups: ConsumerGroups | null, leases: LeaseStore, settings: SupplierSettings) =>
-        groups ? new GroupJobClaims(groups, settings) : new LeaseJobClaims(leases, settings),
+      useFactory: supplierJobClaims,
       inject: [ConsumerGroups, LeaseStore, SupplierSettings],
     },
     SupplierJobRunner,

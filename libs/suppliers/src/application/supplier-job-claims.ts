@@ -88,6 +88,14 @@ export class LeaseJobClaims extends SupplierJobClaims {
   }
 }
 
+/**
+ * The claims the stores allow: competing consumers when the event store offers them
+ * (EventStoreDB, `EVENTSTORE_URL`), leases otherwise (the embedded event store).
+ */
+export function supplierJobClaims(groups: ConsumerGroups | null, leases: LeaseStore, settings: SupplierSettings): SupplierJobClaims {
+  return groups ? new GroupJobClaims(groups, settings) : new LeaseJobClaims(leases, settings);
+}
+
 /** The consumer group of supplier jobs on EventStoreDB. */
 export const SUPPLIER_JOB_GROUP = 'gensvc-supplier-jobs';
 /** Deliveries after the first before a job is given up (its workers kept stopping while holding it). */
