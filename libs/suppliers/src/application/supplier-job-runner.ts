@@ -199,6 +199,9 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   private async claim(taskId: string): Promise<boolean> {
     const claimed = await this.claims.claim(taskId);
     if (claimed === true) return true;
+    // Another process runs it: nothing of it is kept here.
+    this.runtimes.delete(taskId);
+    this.failures.delete(taskId);
     if (claimed !== false) this.schedule(taskId, claimed.retryInMs);
     return false;
   }
