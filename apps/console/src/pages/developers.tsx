@@ -102,7 +102,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
 
 function Webhooks() {
   const endpoints = useLoad(
-    async () => ((await offers('/v1/webhook-endpoints')) ? api.webhookEndpoints() : Promise.reject(new ApiError(404, 'NOT_FOUND', 'This server does not offer webhook endpoints.', null))),
+    async () => ((await offers('/v1/webhook-endpoints')) ? api.webhookEndpoints() : Promise.reject(new ApiError(404, 'NOT_FOUND', 'This server does not offer webhook endpoints.', undefined))),
     [],
   );
   const [url, setUrl] = useState('');
