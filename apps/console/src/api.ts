@@ -4,19 +4,17 @@
  * every failure into an ApiError with the API's own code, message and request id, which the
  * pages show as given. Types are the SDK's, generated from the served OpenAPI document.
  */
-import { Gensvc, type components, type Page, type TaskListQuery, type BillingListQuery, type VoiceListQuery } from '@gensvc/sdk';
+import { Gensvc, type BillingListQuery, type components, type Page, type TaskListQuery, type VoiceListQuery, type WebhookEndpointCreateRequest, type WebhookEventType } from '@gensvc/sdk';
 import { accessToken, refreshTokens, startSignIn } from './auth';
 
 export { ApiError, NetworkError } from '@gensvc/sdk';
-export type { Asset, Bill, CancelResult, Model, ModelSummary, Page, Price, Quote, Task, Upload, Voice, Wallet } from '@gensvc/sdk';
+export type { Asset, Bill, CancelResult, Model, ModelSummary, Page, Price, Quote, Task, Upload, Voice, Wallet, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '@gensvc/sdk';
 
 type Schemas = components['schemas'];
 export type AssetListItem = Schemas['AssetListItem'];
-export type WebhookEndpoint = Schemas['WebhookEndpoint'];
-export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type ApiKey = Schemas['ApiKey'] & { api_key?: string };
 
-export const WEBHOOK_EVENT_TYPES = ['task.created', 'task.running', 'task.succeeded', 'task.failed', 'task.canceled', 'upload.completed', 'asset.deleted', 'voice.deleted'] as const;
+export const WEBHOOK_EVENT_TYPES = ['task.created', 'task.running', 'task.succeeded', 'task.failed', 'task.canceled', 'upload.completed', 'asset.deleted', 'voice.deleted'] as const satisfies readonly WebhookEventType[];
 
 export type Query = Record<string, string | number | undefined | null>;
 
@@ -75,13 +73,12 @@ export const api = {
   voices: (q: Query = {}) => gensvc.voices.list(q as VoiceListQuery),
   voice: (id: string) => gensvc.voices.get(id),
   deleteVoice: (id: string) => gensvc.voices.delete(id),
-  webhookEndpoints: () => gensvc.request<Page<WebhookEndpoint>>('GET', '/v1/webhook-endpoints'),
-  createWebhookEndpoint: (body: { url: string; events: string[]; description?: string }) => gensvc.request<WebhookEndpoint>('POST', '/v1/webhook-endpoints', { body }),
-  deleteWebhookEndpoint: (id: string) => gensvc.request<{ id: string; deleted: true }>('DELETE', `/v1/webhook-endpoints/${enc(id)}`),
-  rotateWebhookSecret: (id: string) => gensvc.request<WebhookEndpoint>('POST', `/v1/webhook-endpoints/${enc(id)}/rotate-secret`, { body: {} }),
-  webhookDeliveries: (id: string) => gensvc.request<Page<WebhookDelivery>>('GET', `/v1/webhook-endpoints/${enc(id)}/deliveries`),
-  retryDelivery: (id: string, deliveryId: string) =>
-    gensvc.request<unknown>('POST', `/v1/webhook-endpoints/${enc(id)}/deliveries/${enc(deliveryId)}/retry`, { body: {}, idempotent: true }),
+  webhookEndpoints: () => gensvc.webhookEndpoints.list(),
+  createWebhookEndpoint: (body: WebhookEndpointCreateRequest) => gensvc.webhookEndpoints.create(body),
+  deleteWebhookEndpoint: (id: string) => gensvc.webhookEndpoints.delete(id),
+  rotateWebhookSecret: (id: string) => gensvc.webhookEndpoints.rotateSecret(id),
+  webhookDeliveries: (id: string) => gensvc.webhookEndpoints.deliveries(id),
+  retryDelivery: (id: string, deliveryId: string) => gensvc.webhookEndpoints.retryDelivery(id, deliveryId),
   apiKeys: () => gensvc.request<Page<ApiKey>>('GET', '/v1/api-keys', { query: { limit: 100 } }),
   createApiKey: () => gensvc.request<ApiKey>('POST', '/v1/api-keys', { body: {} }),
   revokeApiKey: (id: string) => gensvc.request<ApiKey>('DELETE', `/v1/api-keys/${enc(id)}`),

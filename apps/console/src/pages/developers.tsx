@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, WEBHOOK_EVENT_TYPES, api, offers, type ApiKey, type WebhookEndpoint } from '../api';
+import { ApiError, WEBHOOK_EVENT_TYPES, api, offers, type ApiKey, type WebhookEndpoint, type WebhookEventType } from '../api';
 import { CopyButton, ErrorBox, Loading, PageHeader, Status, Time, useLoad, useTitle } from '../components';
 
 function SecretOnce({ title, value, note, onDismiss, testId }: { title: string; value: string; note: string; onDismiss: () => void; testId: string }) {
@@ -108,7 +108,7 @@ function Webhooks() {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [all, setAll] = useState(true);
-  const [events, setEvents] = useState<string[]>(['task.succeeded', 'task.failed']);
+  const [events, setEvents] = useState<WebhookEventType[]>(['task.succeeded', 'task.failed']);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
