@@ -16,6 +16,17 @@ export function expectationMet(expected: ExpectedRevision, current: bigint): boo
   );
 }
 
+export interface AppendOptions {
+  readonly expectedRevision?: ExpectedRevision;
+  /**
+   * Also expected: the id of the stream's last event. A pipelined append (decided on top of an
+   * append of this process not committed yet) names that append's last event, so it fails
+   * with a `ConcurrencyError` unless exactly that append went in before it. Only for stores
+   * with `pipelinedAppends`.
+   */
+  readonly expectedLastEventId?: string;
+}
+
 export interface AppendResult {
   /** Revision of the last appended event: the expected revision of the next append. */
   readonly nextExpectedRevision: bigint;
@@ -35,11 +46,14 @@ export interface ReadAllOptions {
  * Reads return events with `data` lifted to the current schema version.
  */
 export abstract class EventStore {
-  abstract appendToStream<E extends DomainEvent>(
-    streamName: string,
-    events: readonly NewEvent<E>[],
-    options?: { expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult>;
+  /**
+   * Whether appends are applied in the order they were called (within this process) and
+   * `expectedLastEventId` is checked, so that a command may be decided on top of an append
+   * still in flight (see `CommandHandler`). False unless a store says so.
+   */
+  readonly pipelinedAppends: boolean = false;
+
+  abstract appendToStream<E extends DomainEvent>(streamName: string, events: readonly NewEvent<E>[], options?: AppendOptions): Promise<AppendResult>;
 
   /** All events of one stream in order; empty when the stream does not exist. */
   abstract readStream<E extends DomainEvent>(streamName: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]>;
