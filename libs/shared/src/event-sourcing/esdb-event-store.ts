@@ -21,7 +21,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { ConcurrencyError } from '../errors';
 import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './event';
-import { EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
+import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from './event-store.port';
 import { eventSchemas, type EventSchemas } from './upcasters';
 
 /**
