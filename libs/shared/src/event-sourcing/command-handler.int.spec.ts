@@ -55,7 +55,9 @@ describe('CommandHandler (per-stream cache and serialisation)', () => {
  * writes the stream (a synchronous insert on the database, so it commits before the append).
  */
 class InterleavedStore extends EventStore {
-  override readonly pipelinedAppends = true;
+  override get pipelinedAppends(): boolean {
+    return true;
+  }
   beforeNextAppend: (() => void) | undefined;
   constructor(readonly inner: SqliteEventStore) {
     super();

@@ -70,6 +70,43 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : -1n };
 }
 
+/** A command decided and its append queued, not yet committed. */
+export interface StartedCommand<State, Event extends DomainEvent> {
+  /** The state after the new events, as decided. */
+  readonly state: State;
+  /** The new events (none: nothing to append). */
+  readonly events: readonly Event[];
+  /** Id of the last new event, for a later step's `after`. */
+  readonly lastEventId?: string;
+  /** Settles once the append is stored (undefined: nothing to append); a failed precondition rejects with `ConcurrencyError`. */
+  readonly committed: Promise<AppendResult | undefined>;
+}
+
+/**
+ * Decides a command and queues its append without waiting for the commit, on a store with
+ * `pipelinedAppends`: `after` names events of earlier steps that must be stored first (they
+ * may still be in flight). A refusal of the decider is thrown; no retries (a caller falls back
+ * to `handleCommand` on what the store holds when `committed` rejects).
+ */
+export async function startCommand<State, Command, Event extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  options: { after?: readonly string[]; metadata?: Partial<EventMetadata> } = {},
+): Promise<StartedCommand<State, Event>> {
+  if (!store.pipelinedAppends) throw new Error('startCommand needs a store with pipelined appends');
+  const { state: base, revision } = await loadAggregate(store, stream, decider);
+  const events = decider.decide(command, base);
+  if (events.length === 0) return { state: base, events, committed: Promise.resolve(undefined) };
+  const newEvents = events.map((e) => ({ ...toNewEvent(e, options.metadata), id: randomUUID() }));
+  const committed = store.appendToStream(stream, newEvents, { expectedRevision: revision === -1n ? 'no_stream' : revision, ...(options.after?.length ? { after: options.after } : {}) });
+  committed.catch(() => undefined); // observed by the caller; never an unhandled rejection meanwhile
+  let state = base;
+  for (const e of events) state = decider.evolve(state, e);
+  return { state, events, lastEventId: newEvents[newEvents.length - 1].id, committed };
+}
+
 /** Adds the request context (correlation, causation, actor) to an event's metadata. */
 export function toNewEvent<E extends DomainEvent>(event: E, extra?: Partial<EventMetadata>): NewEvent<E> {
   const ctx = RequestContexts.current();
@@ -108,7 +145,7 @@ interface Folded<State> {
 }
 
 type Step<State, Event extends DomainEvent> =
-  | { readonly kind: 'appending'; readonly append: Promise<AppendResult>; readonly state: State; readonly events: readonly Event[] }
+  | { readonly kind: 'appending'; readonly append: Promise<AppendResult>; readonly state: State; readonly events: readonly Event[]; readonly lastEventId: string }
   | { readonly kind: 'unchanged'; readonly base: Folded<State> }
   | { readonly kind: 'refused'; readonly error: unknown; readonly base: Folded<State> };
 
@@ -144,12 +181,37 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     this.retries = options.retries ?? 50;
   }
 
+  /**
+   * The stream folded up to its head, including appends of this process still in flight (it
+   * does not wait for them): a quick look for checks that the decider repeats anyway.
+   */
+  async peek(stream: string): Promise<{ state: State; revision: bigint }> {
+    const folded = await this.lock.run(stream, () => this.fold(stream));
+    return { state: folded.state, revision: folded.revision };
+  }
+
   /** The stream folded up to its head, as committed (after any append of this process in flight). */
   async load(stream: string): Promise<{ state: State; revision: bigint }> {
     for (;;) {
       const folded = await this.lock.run(stream, () => this.fold(stream));
       if (!folded.inFlight) return { state: folded.state, revision: folded.revision };
       await folded.inFlight;
+    }
+  }
+
+  /**
+   * Decides `command` and queues its append without waiting for the commit (a store with
+   * `pipelinedAppends`), after the events named by `after`. A refusal is thrown (once the
+   * appends it was decided on are stored); no retries on a failed append.
+   */
+  async start(stream: string, command: Command, options: { after?: readonly string[]; metadata?: Partial<EventMetadata> } = {}): Promise<StartedCommand<State, Event>> {
+    if (!this.store.pipelinedAppends) throw new Error('start needs a store with pipelined appends');
+    for (;;) {
+      const step = await this.lock.run(stream, () => this.decide(stream, command, options));
+      if (step.kind === 'appending') return { state: step.state, events: step.events, lastEventId: step.lastEventId, committed: step.append };
+      if (step.base.inFlight && !(await step.base.inFlight)) continue;
+      if (step.kind === 'refused') throw step.error;
+      return { state: step.base.state, events: [], committed: Promise.resolve(undefined) };
     }
   }
 
@@ -176,7 +238,7 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
   }
 
   /** Under the stream's lock: folds, decides and, when there is something to append, queues the append. */
-  private async decide(stream: string, command: Command, options: { metadata?: Partial<EventMetadata> }): Promise<Step<State, Event>> {
+  private async decide(stream: string, command: Command, options: { after?: readonly string[]; metadata?: Partial<EventMetadata> }): Promise<Step<State, Event>> {
     const base = await this.fold(stream);
     let events: readonly Event[];
     try {
@@ -190,7 +252,9 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     const append = this.store.appendToStream(stream, newEvents, {
       expectedRevision: base.revision === -1n ? 'no_stream' : base.revision,
       ...(base.inFlight && base.lastEventId !== undefined ? { expectedLastEventId: base.lastEventId } : {}),
+      ...(options.after?.length ? { after: options.after } : {}),
     });
+    append.catch(() => undefined); // observed by the caller; never an unhandled rejection meanwhile
     let state = base.state;
     for (const e of events) state = this.decider.evolve(state, e);
     const committed: Omit<Folded<State>, 'inFlight'> = { state, revision: base.revision + BigInt(events.length), lastEventId: newEvents[newEvents.length - 1].id, epoch: base.epoch };
@@ -203,12 +267,12 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
       const entry: Folded<State> = { ...committed, inFlight: settled };
       this.remember(stream, entry);
       void settled.then((ok) => this.settle(stream, entry, ok ? committed : null));
-      return { kind: 'appending', append, state, events };
+      return { kind: 'appending', append, state, events, lastEventId: committed.lastEventId! };
     }
     // Otherwise the lock stays held until the append is done (the next command reads its outcome).
     this.cache.delete(stream);
     if (await settled) this.remember(stream, committed);
-    return { kind: 'appending', append, state, events };
+    return { kind: 'appending', append, state, events, lastEventId: committed.lastEventId! };
   }
 
   /** An append in flight is done: its fold becomes committed, or (failed) every fold on top of it is dropped. */

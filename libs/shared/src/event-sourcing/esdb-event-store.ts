@@ -98,7 +98,7 @@ export class EsdbEventStore extends EventStore {
   override async appendToStream<E extends DomainEvent>(stream: string, events: readonly NewEvent<E>[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
     // No pipelined appends here (`pipelinedAppends` is false): commands wait for each append.
-    if (options.expectedLastEventId !== undefined) throw new Error('expectedLastEventId is not supported by the EventStoreDB adapter');
+    if (options.expectedLastEventId !== undefined || options.after?.length) throw new Error('pipelined appends are not supported by the EventStoreDB adapter');
     if (BigInt(events.length) > GROUP) throw new Error(`append of more than ${GROUP} events in one call`);
     const now = new Date().toISOString();
     // Serialise everything first: a bad event fails the whole append before anything is sent.

@@ -25,6 +25,13 @@ export interface AppendOptions {
    * with `pipelinedAppends`.
    */
   readonly expectedLastEventId?: string;
+  /**
+   * Ids of events (of any stream) that must be stored before this append: committed earlier,
+   * or earlier in the same group commit. A step of a workflow queued before the step it
+   * follows has committed names that step's event, and fails with a `ConcurrencyError` if it
+   * did not go in. Only for stores with `pipelinedAppends`.
+   */
+  readonly after?: readonly string[];
 }
 
 export interface AppendResult {
@@ -48,10 +55,12 @@ export interface ReadAllOptions {
 export abstract class EventStore {
   /**
    * Whether appends are applied in the order they were called (within this process) and
-   * `expectedLastEventId` is checked, so that a command may be decided on top of an append
-   * still in flight (see `CommandHandler`). False unless a store says so.
+   * `expectedLastEventId` and `after` are checked, so that a command may be decided on top of
+   * an append still in flight (see `CommandHandler`, `startCommand`). False unless a store says so.
    */
-  readonly pipelinedAppends: boolean = false;
+  get pipelinedAppends(): boolean {
+    return false;
+  }
 
   abstract appendToStream<E extends DomainEvent>(streamName: string, events: readonly NewEvent<E>[], options?: AppendOptions): Promise<AppendResult>;
 

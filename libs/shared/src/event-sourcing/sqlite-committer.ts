@@ -15,6 +15,8 @@ export interface AppendRequest {
   readonly expected: ExpectedRevision;
   /** When set, the id the stream's last event must have (a pipelined append). */
   readonly expectedLastEventId?: string;
+  /** When set, ids of events that must be stored already (a step queued after the one it follows). */
+  readonly after?: readonly string[];
   /** Serialized events, ready to insert. */
   readonly events: readonly { readonly id: string; readonly type: string; readonly data: string; readonly metadata: string }[];
 }
@@ -70,12 +72,14 @@ export function openEventDatabase(file: string, synchronous: Synchronous): Datab
 export class SqliteCommitter {
   private readonly streamHead: Database.Statement<[string], { revision: bigint; id: string }>;
   private readonly head: Database.Statement<[], { position: bigint | null }>;
+  private readonly stored: Database.Statement<[string], unknown>;
   private readonly insert: Database.Statement<[string, string, bigint, string, string, string]>;
   private readonly batch: Database.Transaction<(requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => bigint>;
 
   constructor(private readonly db: Database.Database) {
     this.streamHead = db.prepare('SELECT revision, id FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
     this.head = db.prepare('SELECT MAX(position) AS position FROM events');
+    this.stored = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     this.insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
     const inSavepoint = db.transaction((r: AppendRequest) => this.appendOne(r));
     this.batch = db.transaction((requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => {
@@ -106,6 +110,8 @@ export class SqliteCommitter {
     if (!expectationMet(r.expected, current) || (r.expectedLastEventId !== undefined && r.expectedLastEventId !== last?.id)) {
       return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
     }
+    const missing = r.after?.find((id) => this.stored.get(id) === undefined);
+    if (missing !== undefined) return { ok: false, conflict: { expected: `event ${missing} stored`, actual: 'not stored' } };
     let revision = current;
     let firstPosition = -1n;
     let lastPosition = -1n;
