@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config';
 
 describe('configuration: EVENTSTORE_URL', () => {
-  const load = (value: string) => loadConfig({ DATA_DIR: '/tmp/gensvc-config-test', EVENTSTORE_URL: value });
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'gensvc-config-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const load = (value: string) => loadConfig({ DATA_DIR: dir, EVENTSTORE_URL: value });
 
   it.each(['esdb://localhost:2113?tls=false', 'esdb://admin:changeit@db.internal:2113', 'esdb+discover://a.internal:2113,b.internal:2113?tls=false'])(
     'accepts %s, a connection string the client library reads',
