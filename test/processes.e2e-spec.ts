@@ -150,6 +150,28 @@ describe('processes sharing one data directory', () => {
     expect(answers.filter((r) => r.status !== 200).map((r) => r.body.error.code)).toEqual(Array(4).fill('UPLOAD_LIMIT_REACHED'));
   });
 
+  it('storage cleanup runs in one of two workers: each deleted asset’s bytes are removed once', async () => {
+    const key = await account();
+    const api = await start({ PROCESS_ROLE: 'api' });
+    const workers = [await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' }), await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' })];
+    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
+    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
+    const assets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = await call(api.url, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() });
+      expect(p.status).toBe(200);
+      expect((await fetch(`${api.url}/v1/uploads/${p.body.upload_id}/content`, { method: 'PUT', headers: p.body.upload.headers, body: png })).status).toBe(200);
+      const done = await call(api.url, key, 'POST', `/v1/uploads/${p.body.upload_id}/complete`, {});
+      expect(done.status).toBe(200);
+      assets.push(done.body.asset_id);
+    }
+    for (const id of assets) expect((await call(api.url, key, 'DELETE', `/v1/assets/${id}`)).status).toBe(200);
+    const removals = (w: ServerProcess) => w.stderr().split('\n').filter((l) => l.includes('removed stored object') && l.includes('AssetDeleted')).length;
+    await until('the bytes of the four deleted assets removed', async () => workers.reduce((n, w) => n + removals(w), 0) >= 4);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(workers.map(removals).sort()).toEqual([0, 4]);
+  });
+
   it('an api process never sends webhooks (no resume at start, no retry on request); a worker does', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
