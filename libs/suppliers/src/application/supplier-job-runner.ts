@@ -210,7 +210,18 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
    * Ends a job its workers kept dying on (the claims handed it out too often): fails it with
    * `SUPPLIER_UNAVAILABLE`, which releases its reservation, and tells the supplier to stop.
    */
-  private giveUp(taskId: string, deliveries: number): Promise<void> {
+  private async giveUp(taskId: string, deliveries: number, attempt = 1): Promise<void> {
+    try {
+      await this.failHandedOver(taskId, deliveries);
+    } catch (err) {
+      // The event store did not take it: try again while this process holds the job.
+      if (this.stopped) return;
+      this.logger.error({ err, taskId, attempt }, 'failing an over-delivered supplier job failed; retrying');
+      setTimeout(() => void this.giveUp(taskId, deliveries, attempt + 1), Math.min(200 * 2 ** attempt, 30_000)).unref();
+    }
+  }
+
+  private failHandedOver(taskId: string, deliveries: number): Promise<void> {
     return this.exclusive(taskId, () =>
       RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
         const { state } = await this.load(taskId);
