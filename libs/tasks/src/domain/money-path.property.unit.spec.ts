@@ -49,7 +49,7 @@ class MoneyPath {
   apply(o: Op): void {
     switch (o.kind) {
       case 'credit':
-        this.wallet = run(walletDecider, this.wallet, { type: 'Credit', accountId: this.accountId, amount: o.amount, now: this.now }).state;
+        this.wallet = run(walletDecider, this.wallet, { type: 'Credit', data: { account_id: this.accountId, amount: o.amount }, metadata: { now: this.now } }).state;
         this.credited += o.amount;
         return;
       case 'quote': {
@@ -78,7 +78,7 @@ class MoneyPath {
     q.state = accepted.state;
     if (!refusal && q.state.status !== 'none') {
       const amount = Money.parse(q.state.terms.max_amount);
-      const reserved = run(walletDecider, this.wallet, { type: 'Reserve', accountId: this.accountId, reservationId: taskId, taskId, amount, now: this.now });
+      const reserved = run(walletDecider, this.wallet, { type: 'Reserve', data: { account_id: this.accountId, reservation_id: taskId, task_id: taskId, amount }, metadata: { now: this.now } });
       refusal = reserved.error;
       this.wallet = reserved.state;
       if (!refusal) {
@@ -89,7 +89,7 @@ class MoneyPath {
     }
     // rejected: give back the lock and the reservation (tombstones), as the handler does
     q.state = run(quoteDecider, q.state, { type: 'ReleaseQuote', quoteId: q.id, taskId, now: this.now }).state;
-    this.wallet = run(walletDecider, this.wallet, { type: 'Release', accountId: this.accountId, reservationId: taskId, now: this.now }).state;
+    this.wallet = run(walletDecider, this.wallet, { type: 'Release', data: { account_id: this.accountId, reservation_id: taskId }, metadata: { now: this.now } }).state;
   }
 
   private step(kind: 'start' | 'succeed' | 'fail' | 'requestCancel' | 'confirmCancel' | 'settle', index: number): void {
@@ -121,8 +121,8 @@ class MoneyPath {
       walletDecider,
       this.wallet,
       succeeded
-        ? { type: 'Capture', accountId: this.accountId, reservationId: t.id, amount: Money.parse(task.estimated_amount), now }
-        : { type: 'Release', accountId: this.accountId, reservationId: t.id, now },
+        ? { type: 'Capture', data: { account_id: this.accountId, reservation_id: t.id, amount: Money.parse(task.estimated_amount) }, metadata: { now } }
+        : { type: 'Release', data: { account_id: this.accountId, reservation_id: t.id }, metadata: { now } },
     ).state;
     const r = this.wallet.reservations.get(t.id);
     expect(r?.status).toBe('closed');
