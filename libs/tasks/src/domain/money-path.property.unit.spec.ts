@@ -55,7 +55,7 @@ class MoneyPath {
       case 'quote': {
         const id = `qt_${++this.n}`;
         const terms = quoteTerms(id, this.accountId, o.amount, this.now);
-        this.quotes.push({ id, state: run(quoteDecider, quoteDecider.initialState(), { type: 'IssueQuote', terms }).state });
+        this.quotes.push({ id, state: run(quoteDecider, quoteDecider.initialState(), { type: 'IssueQuote', data: terms, metadata: { now: this.now } }).state });
         return;
       }
       case 'create':
@@ -73,7 +73,7 @@ class MoneyPath {
     const q = this.quotes[index % Math.max(1, this.quotes.length)];
     if (!q) return;
     const taskId = `task_${++this.n}`;
-    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', quoteId: q.id, accountId: this.accountId, taskId, now: this.now });
+    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', data: { quote_id: q.id, account_id: this.accountId, task_id: taskId }, metadata: { now: this.now } });
     let refusal = accepted.error;
     q.state = accepted.state;
     if (!refusal && q.state.status !== 'none') {
@@ -88,7 +88,7 @@ class MoneyPath {
       }
     }
     // rejected: give back the lock and the reservation (tombstones), as the handler does
-    q.state = run(quoteDecider, q.state, { type: 'ReleaseQuote', quoteId: q.id, taskId, now: this.now }).state;
+    q.state = run(quoteDecider, q.state, { type: 'ReleaseQuote', data: { quote_id: q.id, task_id: taskId }, metadata: { now: this.now } }).state;
     this.wallet = run(walletDecider, this.wallet, { type: 'Release', data: { account_id: this.accountId, reservation_id: taskId }, metadata: { now: this.now } }).state;
   }
 
