@@ -45,7 +45,7 @@ export class QuoteBookService extends QuoteBook {
   override async accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance> {
     if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
     try {
-      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', quoteId, accountId, taskId, now: this.clock.now() });
+      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } });
       const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
       return { accepted: true, quote: lockedQuote(state.terms), position: result.position };
     } catch (err) {
@@ -58,7 +58,7 @@ export class QuoteBookService extends QuoteBook {
   override async beginAccept(quoteId: string, accountId: string, taskId: string, after: readonly string[]): Promise<QueuedQuoteAcceptance> {
     if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
     try {
-      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', quoteId, accountId, taskId, now: this.clock.now() }, { after });
+      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } }, { after });
       const state = started.state as Extract<QuoteState, { terms: QuoteTerms }>;
       return { accepted: true, quote: lockedQuote(state.terms), eventId: started.lastEventId, committed: started.committed.then((r) => ({ position: r?.position })) };
     } catch (err) {
@@ -69,7 +69,7 @@ export class QuoteBookService extends QuoteBook {
 
   override async release(quoteId: string, taskId: string): Promise<{ position?: bigint }> {
     if (!ID.test(quoteId)) return {};
-    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', quoteId, taskId, now: this.clock.now() });
+    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', data: { quote_id: quoteId, task_id: taskId }, metadata: { now: this.clock.now() } });
     return { position: result.position };
   }
 
