@@ -2,6 +2,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { type DiscoveryService, type Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { WEBHOOK_EVENT_TYPES } from '@gensvc/notifications';
 import { ERROR_STATUS, discoverRoutes, type AccessRule, type DiscoveredRoute, type ErrorCode } from '@gensvc/shared';
 import { dtoSchema, type JsonSchema } from './dto-schema';
 import { EXCLUDED, OPERATIONS, RETRY_AFTER, type OperationDoc, type Parameter } from './operations';
@@ -9,6 +10,22 @@ import { ERROR_CODES, SCHEMAS, ref } from './schemas';
 
 /** Interface version of the spec (CONTRACT.md §9). */
 export const API_VERSION = '0.1.0';
+
+/** The tags of the operations, in the order the document lists them. */
+const TAGS: Record<string, string> = {
+  Catalogue: 'Models, capabilities and prices (public)',
+  Quotes: 'Price a task before creating it',
+  Tasks: 'Paid asynchronous tasks: create from a quote, read, list, cancel',
+  Wallet: 'Balance, reservations and the bills of tasks',
+  'API keys': "The account's API keys (web console sign-in only)",
+  Uploads: 'Files in: direct upload, prepared upload sessions, imports from HTTPS addresses',
+  Assets: 'Stored files and their signed links',
+  Voices: 'Cloned voices',
+  Webhooks: 'Webhook endpoints and their deliveries',
+  OAuth: 'The authorization server: authorization code with PKCE, tokens, revocation, metadata',
+  MCP: 'The agent tools over the Model Context Protocol',
+  Meta: 'This document',
+};
 
 /** Request DTO class name → component name in the document. */
 const DTO_NAMES: Record<string, string> = {
@@ -44,6 +61,25 @@ const DTO_REFINEMENTS: Record<string, Record<string, JsonSchema>> = {
   UploadImportRequest: {
     url: { format: 'uri', pattern: '^https://', description: 'public HTTPS address (port 443); internal addresses are refused' },
     name: { minLength: 1, maxLength: 200 },
+  },
+  CreateWebhookEndpointDto: {
+    url: {
+      format: 'uri',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^https://',
+      description: 'https:// address without user name, password or fragment; a host that is not public is refused (WEBHOOK_URL_FORBIDDEN)',
+    },
+    events: {
+      minItems: 1,
+      maxItems: 32,
+      anyOf: [
+        { items: { const: '*' } },
+        { items: { enum: [...WEBHOOK_EVENT_TYPES] } },
+      ],
+      description: 'event types to receive, or ["*"] (alone) for all',
+    },
+    description: { type: ['string', 'null'], maxLength: 500 },
   },
 };
 
@@ -107,7 +143,9 @@ function successResponses(doc: OperationDoc): Record<string, unknown> {
           ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
           : r.content === 'html'
             ? { 'text/html': { schema: { type: 'string' } } }
-            : { 'application/json': { schema: r.schema ?? {} } };
+            : r.content === 'sse'
+              ? { 'text/event-stream': { schema: { description: 'server-sent events ("event: message"), the data of each one JSON-RPC message' } } }
+              : { 'application/json': { schema: r.schema ?? {} } };
     out[status] = { description: r.description, headers, ...(content ? { content } : {}) };
   }
   return out;
@@ -197,7 +235,18 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
     // Any body may be malformed, of another type or too large; any request may be rate limited.
     if (isApi && requestBody) for (const c of ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] as const) if (!errorCodes.includes(c)) errorCodes.push(c);
     if (isApi && !errorCodes.includes('RATE_LIMITED')) errorCodes.push('RATE_LIMITED');
-    const responses = { ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }), ...(isApi ? errorResponses(errorCodes) : {}) };
+    const responses: Record<string, unknown> = {
+      ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }),
+      ...(isApi ? errorResponses(errorCodes) : {}),
+    };
+    // The rate limits cover every route, not only /v1 (an operation's own 429, e.g. a sign-in page, keeps its content beside the error object).
+    if (!isApi) {
+      const limited = errorResponses(['RATE_LIMITED'], false)['429'] as { description: string; headers: object; content: object };
+      const own = responses['429'] as { description: string; headers: object; content?: object } | undefined;
+      responses['429'] = own
+        ? { description: `${own.description}; or RATE_LIMITED`, headers: { ...limited.headers, ...own.headers }, content: { ...own.content, ...limited.content } }
+        : limited;
+    }
 
     (paths[docPath] ??= {})[method] = {
       operationId: declaredId ?? doc?.operationId ?? `${route.controller.name}.${route.handler}`,
@@ -223,11 +272,14 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
         'Amounts are CNY strings with six decimals; times are RFC 3339 UTC.',
     },
     servers: [{ url: base }],
-    tags: ['Catalogue', 'Quotes', 'Tasks', 'Wallet', 'Uploads', 'Assets', 'Voices', 'OAuth', 'Meta'].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas,
-      headers: { 'X-Request-Id': { description: 'the request id (equals an error\'s request_id)', schema: { type: 'string' }, required: true } },
+      headers: {
+        'X-Request-Id': { description: 'the request id (equals an error\'s request_id)', schema: { type: 'string' }, required: true },
+        'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 }, required: true },
+      },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Account API key (both scopes) or OAuth access token: Authorization: Bearer <API_KEY>' },
         oauth2: {

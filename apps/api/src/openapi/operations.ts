@@ -9,7 +9,7 @@ export interface OperationDoc {
   readonly summary: string;
   readonly tag: string;
   /** Success answers by status. */
-  readonly responses: Record<number, { description: string; schema?: JsonSchema; content?: 'json' | 'binary' | 'html' | 'none'; headers?: Record<string, JsonSchema> }>;
+  readonly responses: Record<number, { description: string; schema?: JsonSchema; content?: 'json' | 'binary' | 'html' | 'sse' | 'none'; headers?: Record<string, JsonSchema> }>;
   /** Error codes the operation can answer (grouped by status in the document). */
   readonly errors: readonly ErrorCode[];
   readonly query?: readonly Parameter[];
@@ -40,12 +40,52 @@ const LIST_FILTERS: Parameter[] = [
   { name: 'max_amount', description: 'net charged CNY, inclusive; excludes unsettled tasks', schema: { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,6})?$' } },
 ];
 
-const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'seconds to wait' } };
+/** The 429 answers' header, as a header object (description and schema). */
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 const FILE_HEADERS = {
   ETag: { type: 'string', description: 'strong: "<sha256>"' },
   'Accept-Ranges': { const: 'bytes' },
   'Content-Disposition': { type: 'string' },
   'Last-Modified': { type: 'string' },
+};
+
+/**
+ * A file's bytes, by media type: a JSON file is any JSON text (its syntax is checked), a text
+ * file any UTF-8 text, the others binary (their signature is checked against the type).
+ */
+const FILE_BODY = Object.fromEntries(
+  MIME_TYPES.map((m) => [
+    m,
+    { schema: m === 'application/json' ? { description: 'any JSON value (the file)' } : m === 'text/plain' ? { type: 'string' } : { type: 'string', contentMediaType: m } },
+  ]),
+);
+
+/** A JSON-RPC 2.0 message as the MCP transport accepts it: a request, a notification, a result or an error. */
+const RPC = { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] } };
+const PARAMS = { type: 'object', properties: { _meta: { type: 'object' } } };
+const JSON_RPC_MESSAGE: JsonSchema = {
+  anyOf: [
+    { type: 'object', title: 'request', required: ['jsonrpc', 'id', 'method'], additionalProperties: false, properties: { ...RPC, method: { type: 'string' }, params: PARAMS } },
+    { type: 'object', title: 'notification', required: ['jsonrpc', 'method'], additionalProperties: false, properties: { jsonrpc: RPC.jsonrpc, method: { type: 'string' }, params: PARAMS } },
+    { type: 'object', title: 'result', required: ['jsonrpc', 'id', 'result'], additionalProperties: false, properties: { ...RPC, result: PARAMS } },
+    {
+      type: 'object',
+      title: 'error',
+      required: ['jsonrpc', 'error'],
+      additionalProperties: false,
+      properties: { ...RPC, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } } },
+    },
+  ],
+};
+const JSON_RPC_ERROR: JsonSchema = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 error answered by the MCP transport (not the API error object).',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+    id: { type: 'null' },
+  },
 };
 
 const json = (description: string, schema: JsonSchema) => ({ description, schema, content: 'json' as const });
@@ -186,7 +226,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       { name: 'X-Filename', required: true, description: 'URL-encoded file name, 1 to 200 characters', schema: { type: 'string', minLength: 1 } },
       { name: 'Content-Type', required: true, description: 'the real type of the file', schema: { enum: MIME_TYPES } },
     ],
-    requestBody: { required: true, content: Object.fromEntries(MIME_TYPES.map((m) => [m, { schema: { type: 'string', contentMediaType: m } }])) },
+    requestBody: { required: true, content: FILE_BODY },
     responses: { 201: json('the registered asset', ref('Asset')) },
     errors: [
       'VALIDATION_ERROR',
@@ -420,24 +460,31 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'mcp.post',
     summary: 'MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents',
     description:
-      'One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.',
+      'One JSON-RPC message (or a batch) per POST (initialize, tools/list, tools/call, ...); requests are answered as an SSE stream (progress notifications, then the result), ' +
+      'notifications and responses with 202. The client must send Accept: application/json, text/event-stream (406 otherwise). Bearer API key or OAuth access token; ' +
+      'a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md. Other methods on /mcp answer 405 ' +
+      '(no standalone SSE stream, no session).',
     tag: 'MCP',
-    requestBody: { type: 'object', description: 'a JSON-RPC 2.0 message of the Model Context Protocol' },
-    responses: { 200: { description: 'the JSON-RPC answer (text/event-stream or application/json)', content: 'json', schema: { type: 'object' } }, 202: { description: 'a notification or response was accepted', content: 'none' } },
-    errors: ['UNAUTHORIZED', 'INTERNAL'],
-  },
-  'GET /mcp': {
-    operationId: 'mcp.get',
-    summary: 'Not offered: 405 (stateless endpoint, no standalone SSE stream)',
-    tag: 'MCP',
-    responses: { 405: json('METHOD_NOT_ALLOWED, with Allow: POST', ref('Error')) },
-    errors: [],
-  },
-  'DELETE /mcp': {
-    operationId: 'mcp.delete',
-    summary: 'Not offered: 405 (stateless endpoint, no session to end)',
-    tag: 'MCP',
-    responses: { 405: json('METHOD_NOT_ALLOWED, with Allow: POST', ref('Error')) },
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            description: 'a JSON-RPC 2.0 message of the Model Context Protocol, or a batch of them',
+            oneOf: [JSON_RPC_MESSAGE, { type: 'array', maxItems: 100, items: JSON_RPC_MESSAGE }],
+          },
+        },
+      },
+    },
+    responses: {
+      200: { description: 'the JSON-RPC answers of the requests, as server-sent events', content: 'sse' },
+      202: { description: 'only notifications or responses were sent: accepted', content: 'none' },
+      400: json('not a valid JSON-RPC message of the protocol (JSON-RPC error), or a body that is not JSON (the API error object)', { anyOf: [JSON_RPC_ERROR, ref('Error')] }),
+      401: { ...json('UNAUTHORIZED: no valid API key or access token', ref('Error')), headers: { 'WWW-Authenticate': { type: 'string', description: 'Bearer resource_metadata="..."' } } },
+      406: json('the Accept header does not list both application/json and text/event-stream', JSON_RPC_ERROR),
+      413: json('PAYLOAD_TOO_LARGE', ref('Error')),
+      415: json('the body is not JSON (UNSUPPORTED_MEDIA_TYPE), or there is no body and no Content-Type (JSON-RPC error)', { anyOf: [ref('Error'), JSON_RPC_ERROR] }),
+    },
     errors: [],
   },
   'GET /.well-known/oauth-protected-resource': {
@@ -493,6 +540,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       400: { description: 'a malformed form or an unknown client', content: 'html' },
       401: { description: 'wrong email or password (the login page again)', content: 'html' },
       403: { description: 'missing or wrong CSRF token', content: 'html' },
+      429: { description: 'too many failed sign-ins (the login page again)', content: 'html', headers: { 'Retry-After': { type: 'integer', minimum: 1 } } },
     },
     errors: [],
   },
