@@ -3,11 +3,12 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AppConfig, AppError, Public, SCOPES } from '@gensvc/shared';
+import { AppConfig, AppError, OpenApiOperations, Public, SCOPES } from '@gensvc/shared';
 import { Authenticator } from '@gensvc/identity';
 import { Gensvc, SDK_VERSION } from '@gensvc/sdk';
 import { createMcpServer } from '@gensvc/sdk/mcp';
 import { apiTools, type ToolDefinition } from '@gensvc/sdk/tools';
+import { MCP_OPENAPI } from './mcp.openapi';
 
 /**
  * `/mcp`: the agent tools for remote agents over MCP Streamable HTTP (stateless: one server and
@@ -24,6 +25,7 @@ import { apiTools, type ToolDefinition } from '@gensvc/sdk/tools';
  * that the 401's `WWW-Authenticate` names, so an MCP client finds our authorization server.
  */
 @Controller()
+@OpenApiOperations(MCP_OPENAPI)
 export class McpController {
   private readonly tools: ToolDefinition[] = apiTools();
 
@@ -41,10 +43,22 @@ export class McpController {
     return `${this.config.publicBaseUrl}/.well-known/oauth-protected-resource/mcp`;
   }
 
-  @Get(['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'])
+  @Get('.well-known/oauth-protected-resource')
   @Public()
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): Record<string, unknown> {
+    return this.resourceMetadata();
+  }
+
+  /** The same metadata at its path-specific address (RFC 9728 §3.1). */
+  @Get('.well-known/oauth-protected-resource/mcp')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  metadataAtPath(): Record<string, unknown> {
+    return this.resourceMetadata();
+  }
+
+  private resourceMetadata(): Record<string, unknown> {
     return {
       resource: this.resource,
       authorization_servers: [this.config.publicBaseUrl],

@@ -2,10 +2,8 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { type DiscoveryService, type Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { WEBHOOK_EVENT_TYPES } from '@gensvc/notifications';
-import { ERROR_STATUS, discoverRoutes, type AccessRule, type DiscoveredRoute, type ErrorCode } from '@gensvc/shared';
+import { ERROR_STATUS, discoverRoutes, openApiOperationOf, type AccessRule, type DiscoveredRoute, type ErrorCode, type OpenApiParameter, type OperationDoc } from '@gensvc/shared';
 import { dtoSchema, type JsonSchema } from './dto-schema';
-import { EXCLUDED, OPERATIONS, RETRY_AFTER, type OperationDoc, type Parameter } from './operations';
 import { ERROR_CODES, SCHEMAS, ref } from './schemas';
 
 /** Interface version of the spec (CONTRACT.md §9). */
@@ -27,61 +25,11 @@ const TAGS: Record<string, string> = {
   Meta: 'This document',
 };
 
-/** Request DTO class name → component name in the document. */
-const DTO_NAMES: Record<string, string> = {
-  IssueQuoteBody: 'QuoteRequest',
-  CreateTaskBody: 'TaskCreateRequest',
-  PrepareUploadDto: 'UploadPrepareRequest',
-  ImportUploadDto: 'UploadImportRequest',
-};
+/** Routes that are not part of the public API (health probes, supplier callbacks). */
+const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//];
 
-/**
- * Rules of request fields the services check beyond their DTO decorators (spec tables),
- * merged into the generated DTO schemas.
- */
-const DTO_REFINEMENTS: Record<string, Record<string, JsonSchema>> = {
-  QuoteRequest: {
-    model: { description: 'catalogue model id' },
-    capability: { description: 'must be a capability of the model' },
-    input: { type: 'object', description: 'creative input and stable asset references (asset_ids, voice_id, consent_attested go here)' },
-    options: { type: 'object', default: {}, description: 'model specification and other options; merged with input for validation' },
-    currency: { enum: ['CNY'], default: 'CNY' },
-  },
-  TaskCreateRequest: {
-    quote_id: { minLength: 1 },
-    title: { minLength: 1, maxLength: 200, description: '1 to 200 characters after trimming leading and trailing whitespace' },
-  },
-  UploadPrepareRequest: {
-    name: { minLength: 1, maxLength: 200, description: 'file name, 1 to 200 characters' },
-    mime: { description: 'the real MIME of the file' },
-    size: { description: 'bytes' },
-    checksum: { description: 'SHA-256 of the complete file bytes, lowercase hex' },
-    idempotency_key: { description: 'the same key for every retry of one file' },
-  },
-  UploadImportRequest: {
-    url: { format: 'uri', pattern: '^https://', description: 'public HTTPS address (port 443); internal addresses are refused' },
-    name: { minLength: 1, maxLength: 200 },
-  },
-  CreateWebhookEndpointDto: {
-    url: {
-      format: 'uri',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^https://',
-      description: 'https:// address without user name, password or fragment; a host that is not public is refused (WEBHOOK_URL_FORBIDDEN)',
-    },
-    events: {
-      minItems: 1,
-      maxItems: 32,
-      anyOf: [
-        { items: { const: '*' } },
-        { items: { enum: [...WEBHOOK_EVENT_TYPES] } },
-      ],
-      description: 'event types to receive, or ["*"] (alone) for all',
-    },
-    description: { type: ['string', 'null'], maxLength: 500 },
-  },
-};
+/** The 429 answers' header, as a header object (description and schema). */
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 
 /** The DTO classes of a handler's `@Body()` and `@Query()` (whole-object parameters only). */
 function dtoParams(route: DiscoveredRoute): { body?: Function; query?: Function } { // eslint-disable-line @typescript-eslint/no-unsafe-function-type
@@ -151,7 +99,7 @@ function successResponses(doc: OperationDoc): Record<string, unknown> {
   return out;
 }
 
-function parameter(where: 'query' | 'header' | 'path', p: Parameter): Record<string, unknown> {
+function parameter(where: 'query' | 'header' | 'path', p: OpenApiParameter): Record<string, unknown> {
   return { name: p.name, in: where, required: where === 'path' ? true : p.required === true, description: p.description, schema: p.schema };
 }
 
@@ -166,8 +114,10 @@ function security(rule: AccessRule | undefined): Record<string, string[]>[] {
  * The OpenAPI 3.1 document of the public API, generated from the running application:
  * routes, methods, path parameters and `operationId`s (`@Operation`/`@ApiOperation`) through
  * @nestjs/swagger's scanner; security from each route's access rule; request bodies and
- * query parameters from the DTOs' class-validator rules; answers, raw bodies, headers and
- * error codes from the operation table (operations.ts) and the schemas (schemas.ts).
+ * query parameters from the DTOs' class-validator rules; answers, raw bodies, headers, error
+ * codes and the refinements of DTO bodies from the declaration beside each handler (its
+ * controller's `*.openapi.ts`, attached with `@OpenApiOperations`); response objects from the
+ * schemas (schemas.ts). A route without a declaration is listed in `x-undocumented-routes`.
  */
 export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & { jsonSchemaDialect: string; 'x-undocumented-routes'?: string[] } {
   const app = {
@@ -187,7 +137,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
   for (const route of discoverRoutes(sources.discovery, sources.reflector)) {
     if (EXCLUDED.some((re) => re.test(route.path))) continue;
     const key = `${route.method} ${route.path}`;
-    const doc = OPERATIONS[key];
+    const doc = openApiOperationOf(route.controller, route.handler);
     if (!doc) undocumented.push(key);
     const docPath = route.path.replace(/:(\w+)/g, '{$1}');
     const method = route.method.toLowerCase();
@@ -214,19 +164,13 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
 
     let requestBody: unknown = doc?.requestBody;
     if (!requestBody && dtos.body) {
-      const name = DTO_NAMES[dtos.body.name] ?? dtos.body.name;
+      // The DTO's rules, refined with the ones the services check themselves (declared beside the handler).
+      const name = doc?.body?.name ?? dtos.body.name;
       const generated = dtoSchema(dtos.body as never).schema;
-      const refinements = DTO_REFINEMENTS[name] ?? {};
       const properties = generated.properties as Record<string, JsonSchema>;
-      for (const [prop, extra] of Object.entries(refinements)) properties[prop] = { ...(properties[prop] ?? {}), ...extra };
+      for (const [prop, extra] of Object.entries(doc?.body?.refine ?? {})) properties[prop] = { ...(properties[prop] ?? {}), ...extra };
       schemas[name] = generated;
       requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
-    }
-    if (!requestBody && key === 'POST /v1/uploads/:id/complete') {
-      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', maxProperties: 0, description: 'an empty JSON object (or no body)' } } } };
-    }
-    if (!requestBody && key === 'POST /v1/tasks/:id/cancel') {
-      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'ignored' } } } };
     }
 
     const isApi = route.path.startsWith('/v1/');
