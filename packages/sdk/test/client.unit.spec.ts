@@ -214,10 +214,12 @@ describe('uploads.upload', () => {
   it('computes size, real MIME and SHA-256, then prepares, PUTs with progress and completes', async () => {
     const { stored } = uploadServer(0);
     const progress: number[] = [];
-    const up = await client().uploads.upload(png, { name: 'pixel.bin', onProgress: (p) => progress.push(p.loaded) });
+    const inspected: unknown[] = [];
+    const up = await client().uploads.upload(png, { name: 'pixel.bin', onProgress: (p) => progress.push(p.loaded), onInspected: (f) => inspected.push({ ...f, requestsBefore: seen.length }) });
     expect(up).toMatchObject({ status: 'completed', asset_id: 'ast_1' });
     const prepare = JSON.parse(seen[0].body.toString());
     const checksum = createHash('sha256').update(png).digest('hex');
+    expect(inspected).toEqual([{ name: 'pixel.bin', size: png.length, mime: 'image/png', checksum, requestsBefore: 0 }]);
     expect(prepare).toEqual({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum, idempotency_key: await uploadKey({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum }) });
     const put = seen.find((s) => s.method === 'PUT')!;
     expect(put.headers).toMatchObject({ 'x-upload-token': 'tok', 'content-type': 'image/png', 'content-length': String(png.length) });

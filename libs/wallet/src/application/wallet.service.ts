@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, CommandHandler, EventStore, Money, streamName, type Micros } from '@gensvc/shared';
-import { WalletCommands, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
+import { WalletCommands, type QueuedReservation, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
 
 export const walletView = (s: Pick<WalletState, 'available' | 'reserved'>): WalletView => ({
@@ -42,9 +42,9 @@ export class WalletService extends WalletCommands {
     return walletView(state);
   }
 
-  override async view(accountId: string): Promise<WalletView> {
+  override async view(accountId: string, options: { includeInFlight?: boolean } = {}): Promise<WalletView> {
     const stream = streamName(WALLET_STREAM, accountId);
-    const { state } = await this.commands.load(stream);
+    const { state } = options.includeInFlight ? await this.commands.peek(stream) : await this.commands.load(stream);
     return walletView(state);
   }
 
@@ -54,6 +54,16 @@ export class WalletService extends WalletCommands {
       return { reserved: true, position };
     } catch (err) {
       // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
+      if (err instanceof AppError) return { reserved: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
+  }
+
+  override async beginReserve({ after, ...r }: { accountId: string; reservationId: string; taskId: string; amount: Micros; after: readonly string[] }): Promise<QueuedReservation> {
+    try {
+      const started = await this.commands.start(streamName(WALLET_STREAM, r.accountId), { type: 'Reserve', ...r, now: this.clock.now() }, { after });
+      return { reserved: true, eventId: started.lastEventId, committed: started.committed.then((x) => ({ position: x?.position })) };
+    } catch (err) {
       if (err instanceof AppError) return { reserved: false, refusal: { code: err.code, message: err.message } };
       throw err;
     }
