@@ -36,3 +36,4 @@ export * from './storage.module';
 export * from './network/address-guard';
 export * from './counters/shared-counters';
 export * from './published-language';
+export * from './openapi-operation';
