@@ -49,16 +49,9 @@ export class AccountsService {
       if (!validEmail(email)) throw new AppError('VALIDATION_ERROR', 'email is not a valid address');
       if (input.password!.length < 8 || input.password!.length > 1024) throw new AppError('VALIDATION_ERROR', 'password must be 8 to 1024 characters');
       passwordHash = await this.passwords.hash(input.password!);
-      await handleCommand(this.events, emailStream(email), emailClaimDecider, { type: 'ClaimEmail', email, accountId });
+      await handleCommand(this.events, emailStream(email), emailClaimDecider, { type: 'ClaimEmail', data: { email, account_id: accountId }, metadata: { now: this.clock.now() } });
     }
-    await handleCommand(this.events, accountStream(accountId), accountDecider, {
-      type: 'OpenAccount',
-      accountId,
-      name,
-      email,
-      passwordHash,
-      now: this.clock.now(),
-    });
+    await handleCommand(this.events, accountStream(accountId), accountDecider, { type: 'OpenAccount', data: { account_id: accountId, name, email, password_hash: passwordHash }, metadata: { now: this.clock.now() } });
     const key = await this.issueKey(accountId);
     return { accountId, ...key };
   }
@@ -72,13 +65,13 @@ export class AccountsService {
 
   /** Revokes a key; repeating it is harmless. */
   async revokeApiKey(keyId: string): Promise<{ keyId: string; revoked: true; position?: bigint }> {
-    const result = await handleCommand(this.events, apiKeyStream(String(keyId)), apiKeyDecider, { type: 'RevokeApiKey', keyId, now: this.clock.now() });
+    const result = await handleCommand(this.events, apiKeyStream(String(keyId)), apiKeyDecider, { type: 'RevokeApiKey', data: { key_id: keyId }, metadata: { now: this.clock.now() } });
     return { keyId, revoked: true, position: result.position };
   }
 
   /** Closes an account: every key, OAuth grant and upload token of it stops working. */
   async closeAccount(accountId: string): Promise<{ position?: bigint }> {
-    const result = await handleCommand(this.events, accountStream(accountId), accountDecider, { type: 'CloseAccount', now: this.clock.now() });
+    const result = await handleCommand(this.events, accountStream(accountId), accountDecider, { type: 'CloseAccount', data: {}, metadata: { now: this.clock.now() } });
     return { position: result.position };
   }
 
@@ -102,13 +95,7 @@ export class AccountsService {
   private async issueKey(accountId: string): Promise<IssuedApiKey> {
     const keyId = newId('key');
     const apiKey = formatCredential('gsk', idBody(keyId), randomBytes(32).toString('base64url'));
-    const result = await handleCommand(this.events, apiKeyStream(keyId), apiKeyDecider, {
-      type: 'IssueApiKey',
-      keyId,
-      accountId,
-      secretHash: hashSecret(apiKey),
-      now: this.clock.now(),
-    });
+    const result = await handleCommand(this.events, apiKeyStream(keyId), apiKeyDecider, { type: 'IssueApiKey', data: { key_id: keyId, account_id: accountId, secret_hash: hashSecret(apiKey) }, metadata: { now: this.clock.now() } });
     return { keyId, apiKey, position: result.position! };
   }
 }

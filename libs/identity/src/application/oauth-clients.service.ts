@@ -20,15 +20,7 @@ export class OAuthClientsService {
   async register(input: { name: string; redirectUri: string; public: boolean }): Promise<{ clientId: string; clientSecret: string | null; position: bigint }> {
     const clientId = newId('client');
     const clientSecret = input.public ? null : newSecret('gcs_');
-    const result = await handleCommand(this.events, oauthClientStream(clientId), oauthClientDecider, {
-      type: 'RegisterOAuthClient',
-      clientId,
-      name: input.name,
-      redirectUri: input.redirectUri,
-      public: input.public,
-      secretHash: clientSecret ? hashSecret(clientSecret) : null,
-      now: this.clock.now(),
-    });
+    const result = await handleCommand(this.events, oauthClientStream(clientId), oauthClientDecider, { type: 'RegisterOAuthClient', data: { client_id: clientId, name: input.name, redirect_uri: input.redirectUri, public: input.public, secret_hash: clientSecret ? hashSecret(clientSecret) : null }, metadata: { now: this.clock.now() } });
     return { clientId, clientSecret, position: result.position! };
   }
 

@@ -39,18 +39,7 @@ export class OAuthService {
     const grantId = newId('grant');
     const code = formatCredential('gsc', idBody(grantId), secret());
     const now = this.clock.now();
-    await handleCommand(this.events, oauthGrantStream(grantId), oauthGrantDecider, {
-      type: 'IssueCode',
-      grantId,
-      accountId: input.accountId,
-      clientId: input.client.clientId,
-      scopes: input.scopes,
-      redirectUri: input.redirectUri,
-      codeHash: hashSecret(code),
-      codeChallenge: input.codeChallenge,
-      now,
-      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-    });
+    await handleCommand(this.events, oauthGrantStream(grantId), oauthGrantDecider, { type: 'IssueCode', data: { grant_id: grantId, account_id: input.accountId, client_id: input.client.clientId, scopes: input.scopes, redirect_uri: input.redirectUri, code_hash: hashSecret(code), code_challenge: input.codeChallenge, expires_at: new Date(now.getTime() + CODE_TTL_MS) }, metadata: { now } });
     return code;
   }
 
@@ -61,15 +50,7 @@ export class OAuthService {
     if (input.redirectUri !== undefined && typeof input.redirectUri !== 'string') throw new OAuthGrantError('invalid_request', 'redirect_uri must be a string');
     if (input.codeVerifier !== undefined && typeof input.codeVerifier !== 'string') throw new OAuthGrantError('invalid_request', 'code_verifier must be a string');
     const { tokens, access, refresh } = this.newTokens(parsed.id);
-    return this.run(`grant_${parsed.id}`, {
-      type: 'RedeemCode',
-      clientId: input.client.clientId,
-      codeHash: hashSecret(input.code as string),
-      redirectUri: input.redirectUri as string | undefined,
-      codeVerifier: input.codeVerifier as string | undefined,
-      tokens,
-      now: this.clock.now(),
-    }, access, refresh, (reason) =>
+    return this.run(`grant_${parsed.id}`, { type: 'RedeemCode', data: { client_id: input.client.clientId, code_hash: hashSecret(input.code as string), redirect_uri: input.redirectUri as string | undefined, code_verifier: input.codeVerifier as string | undefined, tokens }, metadata: { now: this.clock.now() } }, access, refresh, (reason) =>
       reason === 'code_verifier_mismatch'
         ? 'code_verifier does not match the code challenge; the authorization code is spent'
         : 'the authorization code was already used; every token issued from it is revoked');
@@ -85,14 +66,7 @@ export class OAuthService {
       scopes = [...new Set(input.scope.split(' ').filter(Boolean))];
     }
     const { tokens, access, refresh } = this.newTokens(parsed.id);
-    return this.run(`grant_${parsed.id}`, {
-      type: 'RefreshTokens',
-      clientId: input.client.clientId,
-      refreshHash: hashSecret(input.refreshToken as string),
-      scopes,
-      tokens,
-      now: this.clock.now(),
-    }, access, refresh, () => 'the refresh token was already used; the grant is revoked');
+    return this.run(`grant_${parsed.id}`, { type: 'RefreshTokens', data: { client_id: input.client.clientId, refresh_hash: hashSecret(input.refreshToken as string), scopes, tokens }, metadata: { now: this.clock.now() } }, access, refresh, () => 'the refresh token was already used; the grant is revoked');
   }
 
   /**
@@ -108,7 +82,7 @@ export class OAuthService {
       const doc = await this.readStore.collection<AccessTokenDoc>(ACCESS_TOKENS).findOne({ _id: `at_${parsed.id}` });
       if (!doc || doc.secret_hash !== hashSecret(token)) return;
       if (doc.client_id !== input.client.clientId) throw notThisClients();
-      const r = await handleCommand(this.events, oauthGrantStream(doc.grant_id), oauthGrantDecider, { type: 'RevokeAccessToken', accessTokenId: doc._id, now: this.clock.now() });
+      const r = await handleCommand(this.events, oauthGrantStream(doc.grant_id), oauthGrantDecider, { type: 'RevokeAccessToken', data: { access_token_id: doc._id }, metadata: { now: this.clock.now() } });
       await this.engine.waitFor(r.position);
       return;
     }
@@ -122,7 +96,7 @@ export class OAuthService {
       if (state.status === 'none') return;
       if (state.refreshHash !== hash && !state.rotatedRefreshHashes.includes(hash)) return;
       if (state.clientId !== input.client.clientId) throw notThisClients();
-      const r = await handleCommand(this.events, stream, oauthGrantDecider, { type: 'RevokeGrant', reason: 'revoked_by_client', now: this.clock.now() });
+      const r = await handleCommand(this.events, stream, oauthGrantDecider, { type: 'RevokeGrant', data: { reason: 'revoked_by_client' }, metadata: { now: this.clock.now() } });
       await this.engine.waitFor(r.position);
     }
   }

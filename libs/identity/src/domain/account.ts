@@ -1,6 +1,6 @@
 import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
-import type { Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/shared';
 
 /** Events of the `account-<id>` stream. */
 export type AccountEvent =
@@ -22,8 +22,8 @@ export type AccountState =
   | { readonly status: 'active' | 'closed'; readonly accountId: string; readonly name: string; readonly email: string | null; readonly passwordHash: string | null };
 
 export type AccountCommand =
-  | { readonly type: 'OpenAccount'; readonly accountId: string; readonly name: string; readonly email: string | null; readonly passwordHash: string | null; readonly now: Date }
-  | { readonly type: 'CloseAccount'; readonly now: Date };
+  | Command<'OpenAccount', { readonly account_id: string; readonly name: string; readonly email: string | null; readonly password_hash: string | null }>
+  | Command<'CloseAccount', Record<string, never>>;
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
 
@@ -52,24 +52,25 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
   decide(command, state) {
     switch (command.type) {
       case 'OpenAccount': {
-        if (state.status !== 'none') throw new AppError('CONFLICT', `account ${command.accountId} already exists`);
-        const name = command.name.trim();
+        const d = command.data;
+        if (state.status !== 'none') throw new AppError('CONFLICT', `account ${d.account_id} already exists`);
+        const name = d.name.trim();
         if (name.length < 1 || name.length > 200) throw new AppError('VALIDATION_ERROR', 'name must be 1 to 200 characters');
-        if ((command.email === null) !== (command.passwordHash === null)) {
+        if ((d.email === null) !== (d.password_hash === null)) {
           throw new AppError('VALIDATION_ERROR', 'email and password go together');
         }
-        if (command.email !== null && !validEmail(command.email)) throw new AppError('VALIDATION_ERROR', 'email is not a valid address');
+        if (d.email !== null && !validEmail(d.email)) throw new AppError('VALIDATION_ERROR', 'email is not a valid address');
         return [
           {
             type: 'AccountOpened',
-            data: { account_id: command.accountId, name, email: command.email, password_hash: command.passwordHash, opened_at: command.now.toISOString() },
+            data: { account_id: d.account_id, name, email: d.email, password_hash: d.password_hash, opened_at: command.metadata.now.toISOString() },
           },
         ];
       }
       case 'CloseAccount': {
         if (state.status === 'none') throw new AppError('NOT_FOUND', 'account not found');
         if (state.status === 'closed') return [];
-        return [{ type: 'AccountClosed', data: { account_id: state.accountId, closed_at: command.now.toISOString() } }];
+        return [{ type: 'AccountClosed', data: { account_id: state.accountId, closed_at: command.metadata.now.toISOString() } }];
       }
       default: {
         const never: never = command;
@@ -86,14 +87,14 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
  */
 export type EmailClaimEvent = { readonly type: 'AccountEmailClaimed'; readonly data: { readonly email: string; readonly account_id: string } };
 export type EmailClaimState = { readonly accountId: string | null };
-export type EmailClaimCommand = { readonly type: 'ClaimEmail'; readonly email: string; readonly accountId: string };
+export type EmailClaimCommand = Command<'ClaimEmail', { readonly email: string; readonly account_id: string }>;
 
 export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand, EmailClaimEvent> = {
   initialState: () => ({ accountId: null }),
   evolve: (state, event) => (state.accountId ? state : { accountId: event.data.account_id }),
   decide(command, state) {
-    if (state.accountId === command.accountId) return [];
+    if (state.accountId === command.data.account_id) return [];
     if (state.accountId) throw new AppError('CONFLICT', 'email is already used by another account');
-    return [{ type: 'AccountEmailClaimed', data: { email: command.email, account_id: command.accountId } }];
+    return [{ type: 'AccountEmailClaimed', data: { email: command.data.email, account_id: command.data.account_id } }];
   },
 };

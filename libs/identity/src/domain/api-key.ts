@@ -1,6 +1,6 @@
 import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
-import type { Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/shared';
 
 /** Events of the `apikey-<key id>` stream. The key itself is never stored, only its SHA-256. */
 export type ApiKeyEvent =
@@ -15,8 +15,8 @@ export type ApiKeyState =
   | { readonly status: 'active' | 'revoked'; readonly keyId: string; readonly accountId: string; readonly secretHash: string };
 
 export type ApiKeyCommand =
-  | { readonly type: 'IssueApiKey'; readonly keyId: string; readonly accountId: string; readonly secretHash: string; readonly now: Date }
-  | { readonly type: 'RevokeApiKey'; readonly keyId: string; readonly now: Date };
+  | Command<'IssueApiKey', { readonly key_id: string; readonly account_id: string; readonly secret_hash: string }>
+  | Command<'RevokeApiKey', { readonly key_id: string }>;
 
 export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -35,18 +35,18 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'IssueApiKey':
-        if (state.status !== 'none') throw new AppError('CONFLICT', `key ${command.keyId} already exists`);
-        if (!/^[0-9a-f]{64}$/.test(command.secretHash)) throw new Error('secretHash must be a SHA-256 hex digest');
+        if (state.status !== 'none') throw new AppError('CONFLICT', `key ${command.data.key_id} already exists`);
+        if (!/^[0-9a-f]{64}$/.test(command.data.secret_hash)) throw new Error('secret_hash must be a SHA-256 hex digest');
         return [
           {
             type: 'ApiKeyIssued',
-            data: { key_id: command.keyId, account_id: command.accountId, secret_hash: command.secretHash, issued_at: command.now.toISOString() },
+            data: { key_id: command.data.key_id, account_id: command.data.account_id, secret_hash: command.data.secret_hash, issued_at: command.metadata.now.toISOString() },
           },
         ];
       case 'RevokeApiKey':
-        if (state.status === 'none') throw new AppError('NOT_FOUND', `key ${command.keyId} not found`);
+        if (state.status === 'none') throw new AppError('NOT_FOUND', `key ${command.data.key_id} not found`);
         if (state.status === 'revoked') return [];
-        return [{ type: 'ApiKeyRevoked', data: { key_id: state.keyId, account_id: state.accountId, revoked_at: command.now.toISOString() } }];
+        return [{ type: 'ApiKeyRevoked', data: { key_id: state.keyId, account_id: state.accountId, revoked_at: command.metadata.now.toISOString() } }];
       default: {
         const never: never = command;
         return never;

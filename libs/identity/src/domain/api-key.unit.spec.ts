@@ -9,18 +9,18 @@ const spec = DeciderSpecification.for(apiKeyDecider);
 
 describe('API key decider', () => {
   it('issues a key with its hash only', () => {
-    spec.given([]).when({ type: 'IssueApiKey', keyId: 'key_1', accountId: 'acc_1', secretHash: hash, now }).then([issued]);
+    spec.given([]).when({ type: 'IssueApiKey', data: { key_id: 'key_1', account_id: 'acc_1', secret_hash: hash }, metadata: { now } }).then([issued]);
   });
 
   it('refuses to issue the same key id twice', () => {
-    spec.given([issued]).when({ type: 'IssueApiKey', keyId: 'key_1', accountId: 'acc_1', secretHash: hash, now }).thenThrows('CONFLICT');
+    spec.given([issued]).when({ type: 'IssueApiKey', data: { key_id: 'key_1', account_id: 'acc_1', secret_hash: hash }, metadata: { now } }).thenThrows('CONFLICT');
   });
 
   it('revokes once; revoking again is harmless; an unknown key is NOT_FOUND', () => {
     const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { key_id: 'key_1', account_id: 'acc_1', revoked_at: now.toISOString() } };
-    spec.given([issued]).when({ type: 'RevokeApiKey', keyId: 'key_1', now }).then([revoked]);
-    spec.given([issued, revoked]).when({ type: 'RevokeApiKey', keyId: 'key_1', now }).then([]);
-    spec.given([]).when({ type: 'RevokeApiKey', keyId: 'key_9', now }).thenThrows('NOT_FOUND');
+    spec.given([issued]).when({ type: 'RevokeApiKey', data: { key_id: 'key_1' }, metadata: { now } }).then([revoked]);
+    spec.given([issued, revoked]).when({ type: 'RevokeApiKey', data: { key_id: 'key_1' }, metadata: { now } }).then([]);
+    spec.given([]).when({ type: 'RevokeApiKey', data: { key_id: 'key_9' }, metadata: { now } }).thenThrows('NOT_FOUND');
   });
 });
 

@@ -1,6 +1,6 @@
 import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
-import type { Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/shared';
 
 /** Events of the `oauthclient-<client id>` stream. A confidential client's secret is stored as SHA-256 only. */
 export type OAuthClientEvent = {
@@ -19,15 +19,10 @@ export type OAuthClientState =
   | { readonly status: 'none' }
   | { readonly status: 'active'; readonly clientId: string; readonly name: string; readonly redirectUris: readonly string[]; readonly public: boolean; readonly secretHash: string | null };
 
-export type OAuthClientCommand = {
-  readonly type: 'RegisterOAuthClient';
-  readonly clientId: string;
-  readonly name: string;
-  readonly redirectUri: string;
-  readonly public: boolean;
-  readonly secretHash: string | null;
-  readonly now: Date;
-};
+export type OAuthClientCommand = Command<
+  'RegisterOAuthClient',
+  { readonly client_id: string; readonly name: string; readonly redirect_uri: string; readonly public: boolean; readonly secret_hash: string | null }
+>;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -62,20 +57,20 @@ export const oauthClientDecider: Decider<OAuthClientState, OAuthClientCommand, O
     secretHash: event.data.secret_hash,
   }),
   decide(command, state) {
-    if (state.status !== 'none') throw new AppError('CONFLICT', `client ${command.clientId} already exists`);
-    const name = command.name.trim();
+    if (state.status !== 'none') throw new AppError('CONFLICT', `client ${command.data.client_id} already exists`);
+    const name = command.data.name.trim();
     if (name.length < 1 || name.length > 200) throw new AppError('VALIDATION_ERROR', 'name must be 1 to 200 characters');
-    if (command.public !== (command.secretHash === null)) throw new Error('a confidential client needs a secret, a public one has none');
+    if (command.data.public !== (command.data.secret_hash === null)) throw new Error('a confidential client needs a secret, a public one has none');
     return [
       {
         type: 'OAuthClientRegistered',
         data: {
-          client_id: command.clientId,
+          client_id: command.data.client_id,
           name,
-          redirect_uris: [checkRedirectUri(command.redirectUri)],
-          public: command.public,
-          secret_hash: command.secretHash,
-          registered_at: command.now.toISOString(),
+          redirect_uris: [checkRedirectUri(command.data.redirect_uri)],
+          public: command.data.public,
+          secret_hash: command.data.secret_hash,
+          registered_at: command.metadata.now.toISOString(),
         },
       },
     ];

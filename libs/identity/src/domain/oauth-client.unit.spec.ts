@@ -3,15 +3,7 @@ import { oauthClientDecider } from './oauth-client';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 const spec = DeciderSpecification.for(oauthClientDecider);
-const register = (redirectUri: string, isPublic = false) => ({
-  type: 'RegisterOAuthClient' as const,
-  clientId: 'client_1',
-  name: 'App',
-  redirectUri,
-  public: isPublic,
-  secretHash: isPublic ? null : 'h',
-  now,
-});
+const register = (redirectUri: string, isPublic = false) => ({ type: 'RegisterOAuthClient' as const, data: { client_id: 'client_1', name: 'App', redirect_uri: redirectUri, public: isPublic, secret_hash: isPublic ? null : 'h' }, metadata: { now } });
 
 describe('OAuth client decider', () => {
   it('registers https and loopback http redirect URIs', () => {

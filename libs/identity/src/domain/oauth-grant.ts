@@ -1,6 +1,6 @@
 import './identity-events.v1';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/shared';
 
 /**
  * One authorization of a client by an account (`oauthgrant-<grant id>`): the authorization
@@ -86,39 +86,42 @@ export interface NewTokens {
 }
 
 export type OAuthGrantCommand =
-  | {
-      readonly type: 'IssueCode';
-      readonly grantId: string;
-      readonly accountId: string;
-      readonly clientId: string;
-      readonly scopes: readonly string[];
-      readonly redirectUri: string;
-      readonly codeHash: string;
-      readonly codeChallenge: string | null;
-      readonly now: Date;
-      readonly expiresAt: Date;
-    }
-  | {
-      readonly type: 'RedeemCode';
-      readonly clientId: string;
-      /** SHA-256 of the presented code. */
-      readonly codeHash: string;
-      readonly redirectUri: string | undefined;
-      readonly codeVerifier: string | undefined;
-      readonly tokens: NewTokens;
-      readonly now: Date;
-    }
-  | {
-      readonly type: 'RefreshTokens';
-      readonly clientId: string;
-      readonly refreshHash: string;
-      /** A narrower scope set, or undefined for the grant's scopes. */
-      readonly scopes: readonly string[] | undefined;
-      readonly tokens: NewTokens;
-      readonly now: Date;
-    }
-  | { readonly type: 'RevokeAccessToken'; readonly accessTokenId: string; readonly now: Date }
-  | { readonly type: 'RevokeGrant'; readonly reason: 'revoked_by_client'; readonly now: Date };
+  | Command<
+      'IssueCode',
+      {
+        readonly grant_id: string;
+        readonly account_id: string;
+        readonly client_id: string;
+        readonly scopes: readonly string[];
+        readonly redirect_uri: string;
+        readonly code_hash: string;
+        readonly code_challenge: string | null;
+        readonly expires_at: Date;
+      }
+    >
+  | Command<
+      'RedeemCode',
+      {
+        readonly client_id: string;
+        /** SHA-256 of the presented code. */
+        readonly code_hash: string;
+        readonly redirect_uri: string | undefined;
+        readonly code_verifier: string | undefined;
+        readonly tokens: NewTokens;
+      }
+    >
+  | Command<
+      'RefreshTokens',
+      {
+        readonly client_id: string;
+        readonly refresh_hash: string;
+        /** A narrower scope set, or undefined for the grant's scopes. */
+        readonly scopes: readonly string[] | undefined;
+        readonly tokens: NewTokens;
+      }
+    >
+  | Command<'RevokeAccessToken', { readonly access_token_id: string }>
+  | Command<'RevokeGrant', { readonly reason: 'revoked_by_client' }>;
 
 /** Why a token request fails (RFC 6749 §5.2), for the token endpoint to answer. */
 export class OAuthGrantError extends Error {
@@ -214,64 +217,64 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
   decide(command, state) {
     switch (command.type) {
       case 'IssueCode':
-        if (state.status !== 'none') throw new Error(`grant ${command.grantId} already exists`);
+        if (state.status !== 'none') throw new Error(`grant ${command.data.grant_id} already exists`);
         return [
           {
             type: 'OAuthCodeIssued',
             data: {
-              grant_id: command.grantId,
-              account_id: command.accountId,
-              client_id: command.clientId,
-              scopes: [...command.scopes],
-              redirect_uri: command.redirectUri,
-              code_hash: command.codeHash,
-              code_challenge: command.codeChallenge,
-              issued_at: command.now.toISOString(),
-              expires_at: command.expiresAt.toISOString(),
+              grant_id: command.data.grant_id,
+              account_id: command.data.account_id,
+              client_id: command.data.client_id,
+              scopes: [...command.data.scopes],
+              redirect_uri: command.data.redirect_uri,
+              code_hash: command.data.code_hash,
+              code_challenge: command.data.code_challenge,
+              issued_at: command.metadata.now.toISOString(),
+              expires_at: command.data.expires_at.toISOString(),
             },
           },
         ];
       case 'RedeemCode': {
-        if (state.status === 'none' || !sameHash(state.codeHash, command.codeHash) || state.clientId !== command.clientId) {
+        if (state.status === 'none' || !sameHash(state.codeHash, command.data.code_hash) || state.clientId !== command.data.client_id) {
           throw new OAuthGrantError('invalid_grant', 'the authorization code is not valid');
         }
         if (state.status === 'revoked') throw new OAuthGrantError('invalid_grant', 'the authorization code is not valid');
         // A second use of a code: whoever holds it may be an attacker; revoke what it issued.
-        if (state.codeUsed) return [revoke(state, 'code_reuse', command.now)];
-        if (Date.parse(state.codeExpiresAt) <= command.now.getTime()) throw new OAuthGrantError('invalid_grant', 'the authorization code has expired');
-        if (command.redirectUri !== state.redirectUri) throw new OAuthGrantError('invalid_grant', 'redirect_uri does not match the authorization request');
+        if (state.codeUsed) return [revoke(state, 'code_reuse', command.metadata.now)];
+        if (Date.parse(state.codeExpiresAt) <= command.metadata.now.getTime()) throw new OAuthGrantError('invalid_grant', 'the authorization code has expired');
+        if (command.data.redirect_uri !== state.redirectUri) throw new OAuthGrantError('invalid_grant', 'redirect_uri does not match the authorization request');
         if (state.codeChallenge) {
           // A missing or wrong verifier spends the code: whoever guesses gets one try (RFC 9700 §4.8).
-          if (!command.codeVerifier || !VERIFIER.test(command.codeVerifier) || !sameHash(pkceChallenge(command.codeVerifier), state.codeChallenge)) {
-            return [revoke(state, 'code_verifier_mismatch', command.now)];
+          if (!command.data.code_verifier || !VERIFIER.test(command.data.code_verifier) || !sameHash(pkceChallenge(command.data.code_verifier), state.codeChallenge)) {
+            return [revoke(state, 'code_verifier_mismatch', command.metadata.now)];
           }
-        } else if (command.codeVerifier !== undefined) {
+        } else if (command.data.code_verifier !== undefined) {
           throw new OAuthGrantError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
         }
-        return [tokensEvent(state, 'authorization_code', state.scopes, command.tokens, command.now)];
+        return [tokensEvent(state, 'authorization_code', state.scopes, command.data.tokens, command.metadata.now)];
       }
       case 'RefreshTokens': {
-        if (state.status === 'none' || state.clientId !== command.clientId) throw new OAuthGrantError('invalid_grant', 'the refresh token is not valid');
+        if (state.status === 'none' || state.clientId !== command.data.client_id) throw new OAuthGrantError('invalid_grant', 'the refresh token is not valid');
         if (state.status === 'revoked') throw new OAuthGrantError('invalid_grant', 'the refresh token is not valid');
-        if (state.rotatedRefreshHashes.some((h) => sameHash(h, command.refreshHash))) return [revoke(state, 'refresh_token_reuse', command.now)];
-        if (!sameHash(state.refreshHash, command.refreshHash)) throw new OAuthGrantError('invalid_grant', 'the refresh token is not valid');
-        if (state.refreshExpiresAt && Date.parse(state.refreshExpiresAt) <= command.now.getTime()) {
+        if (state.rotatedRefreshHashes.some((h) => sameHash(h, command.data.refresh_hash))) return [revoke(state, 'refresh_token_reuse', command.metadata.now)];
+        if (!sameHash(state.refreshHash, command.data.refresh_hash)) throw new OAuthGrantError('invalid_grant', 'the refresh token is not valid');
+        if (state.refreshExpiresAt && Date.parse(state.refreshExpiresAt) <= command.metadata.now.getTime()) {
           throw new OAuthGrantError('invalid_grant', 'the refresh token has expired');
         }
-        const scopes = command.scopes ?? state.scopes;
+        const scopes = command.data.scopes ?? state.scopes;
         if (!scopes.length || scopes.some((s) => !state.scopes.includes(s))) {
           throw new OAuthGrantError('invalid_scope', 'scope must be a subset of the scopes granted');
         }
-        return [tokensEvent(state, 'refresh_token', scopes, command.tokens, command.now)];
+        return [tokensEvent(state, 'refresh_token', scopes, command.data.tokens, command.metadata.now)];
       }
       case 'RevokeAccessToken':
-        if (state.status !== 'active' || !state.accessTokenIds.includes(command.accessTokenId) || state.revokedAccessTokenIds.includes(command.accessTokenId)) {
+        if (state.status !== 'active' || !state.accessTokenIds.includes(command.data.access_token_id) || state.revokedAccessTokenIds.includes(command.data.access_token_id)) {
           return [];
         }
-        return [{ type: 'OAuthAccessTokenRevoked', data: { grant_id: state.grantId, access_token_id: command.accessTokenId, revoked_at: command.now.toISOString() } }];
+        return [{ type: 'OAuthAccessTokenRevoked', data: { grant_id: state.grantId, access_token_id: command.data.access_token_id, revoked_at: command.metadata.now.toISOString() } }];
       case 'RevokeGrant':
         if (state.status === 'none' || state.status === 'revoked') return [];
-        return [revoke(state, command.reason, command.now)];
+        return [revoke(state, command.data.reason, command.metadata.now)];
       default: {
         const never: never = command;
         return never;

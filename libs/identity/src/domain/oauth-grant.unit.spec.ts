@@ -41,16 +41,14 @@ const issuedEvent = (n: number, via: 'authorization_code' | 'refresh_token', sco
     issued_at: later(1000).toISOString(),
   },
 });
-const redeem = (over: Partial<{ clientId: string; codeHash: string; redirectUri: string | undefined; codeVerifier: string | undefined; now: Date }> = {}) => ({
-  type: 'RedeemCode' as const,
-  clientId: 'client_1',
-  codeHash: 'code-hash',
-  redirectUri: 'https://app.example/cb',
-  codeVerifier: verifier,
-  tokens: tokens(1),
-  now: later(1000),
-  ...over,
-});
+const redeem = (over: Partial<{ clientId: string; codeHash: string; redirectUri: string | undefined; codeVerifier: string | undefined; now: Date }> = {}) => {
+  const o = { clientId: 'client_1', codeHash: 'code-hash', redirectUri: 'https://app.example/cb', codeVerifier: verifier, now: later(1000), ...over };
+  return {
+    type: 'RedeemCode' as const,
+    data: { client_id: o.clientId, code_hash: o.codeHash, redirect_uri: o.redirectUri, code_verifier: o.codeVerifier, tokens: tokens(1) },
+    metadata: { now: o.now },
+  };
+};
 const spec = DeciderSpecification.for(oauthGrantDecider);
 
 function grantError(events: OAuthGrantEvent[], command: Parameters<typeof oauthGrantDecider.decide>[0]): string {
@@ -99,7 +97,7 @@ describe('OAuth grant decider', () => {
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], redeem())).toBe('invalid_grant');
   });
 
-  const refresh = (hash: string, scopes?: string[]) => ({ type: 'RefreshTokens' as const, clientId: 'client_1', refreshHash: hash, scopes, tokens: tokens(2), now: later(2000) });
+  const refresh = (hash: string, scopes?: string[]) => ({ type: 'RefreshTokens' as const, data: { client_id: 'client_1', refresh_hash: hash, scopes, tokens: tokens(2) }, metadata: { now: later(2000) } });
 
   it('rotates the refresh token', () => {
     spec.given([codeIssued, issuedEvent(1, 'authorization_code')]).when(refresh('refresh-1')).thenReturns((events) => {
@@ -126,18 +124,18 @@ describe('OAuth grant decider', () => {
 
   it('refuses an unknown refresh token, another client, and anything after revocation', () => {
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], refresh('nope'))).toBe('invalid_grant');
-    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), clientId: 'client_2' })).toBe('invalid_grant');
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), data: { ...refresh('refresh-1').data, client_id: 'client_2' } })).toBe('invalid_grant');
     const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'revoked_by_client', revoked_at: t0.toISOString() } };
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], refresh('refresh-1'))).toBe('invalid_grant');
-    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), now: later(86_400_000) })).toBe('invalid_grant');
+    expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), metadata: { now: later(86_400_000) } })).toBe('invalid_grant');
   });
 
   it('revokes single access tokens and whole grants idempotently', () => {
     const given = [codeIssued, issuedEvent(1, 'authorization_code')];
-    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_1', now: t0 }).then([{ type: 'OAuthAccessTokenRevoked', data: { grant_id: 'grant_1', access_token_id: 'at_1', revoked_at: t0.toISOString() } }]);
-    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_9', now: t0 }).then([]);
+    spec.given(given).when({ type: 'RevokeAccessToken', data: { access_token_id: 'at_1' }, metadata: { now: t0 } }).then([{ type: 'OAuthAccessTokenRevoked', data: { grant_id: 'grant_1', access_token_id: 'at_1', revoked_at: t0.toISOString() } }]);
+    spec.given(given).when({ type: 'RevokeAccessToken', data: { access_token_id: 'at_9' }, metadata: { now: t0 } }).then([]);
     const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'revoked_by_client', revoked_at: t0.toISOString() } };
-    spec.given(given).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([revoked]);
-    spec.given([...given, revoked]).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([]);
+    spec.given(given).when({ type: 'RevokeGrant', data: { reason: 'revoked_by_client' }, metadata: { now: t0 } }).then([revoked]);
+    spec.given([...given, revoked]).when({ type: 'RevokeGrant', data: { reason: 'revoked_by_client' }, metadata: { now: t0 } }).then([]);
   });
 });
