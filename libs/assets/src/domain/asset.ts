@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 
 /** A registered file of an account (stream `asset-<asset_id>`). */
 export const ASSET_STREAM = 'asset';
@@ -35,9 +35,9 @@ export type AssetState =
   | (AssetFacts & { readonly status: 'deleted'; readonly deleted_at: string });
 
 export type AssetCommand =
-  | { type: 'RegisterAsset'; data: AssetFacts }
+  | Command<'RegisterAsset', AssetFacts>
   /** `in_use`: an unfinished task references the asset (read by the handler). */
-  | { type: 'DeleteAsset'; data: { account_id: string; in_use: boolean; now: string } };
+  | Command<'DeleteAsset', { account_id: string; in_use: boolean }>;
 
 export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -67,7 +67,7 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
         if (state.status === 'deleted') return [];
         if (c.in_use) throw new AppError('ASSET_IN_USE', 'an unfinished task uses this asset; delete it after the task ends');
         return [
-          { type: 'AssetDeleted', data: { asset_id: state.asset_id, account_id: state.account_id, blob_key: state.blob_key, deleted_at: c.now } },
+          { type: 'AssetDeleted', data: { asset_id: state.asset_id, account_id: state.account_id, blob_key: state.blob_key, deleted_at: command.metadata.now.toISOString() } },
         ];
       }
       default: {

@@ -14,20 +14,17 @@ const facts: AssetFacts = {
 };
 const registered: AssetEvent = { type: 'AssetRegistered', data: facts };
 const deleted: AssetEvent = { type: 'AssetDeleted', data: { asset_id: 'ast_1', account_id: 'acc_1', blob_key: 'assets/ast_1', deleted_at: '2026-01-01T01:00:00.000Z' } };
-const del = (over: { account_id?: string; in_use?: boolean } = {}) => ({
-  type: 'DeleteAsset' as const,
-  data: { account_id: 'acc_1', in_use: false, now: '2026-01-01T01:00:00.000Z', ...over },
-});
+const del = (over: { account_id?: string; in_use?: boolean } = {}) => ({ type: 'DeleteAsset' as const, data: { account_id: 'acc_1', in_use: false, ...over }, metadata: { now: new Date('2026-01-01T01:00:00.000Z') } });
 const spec = DeciderSpecification.for(assetDecider);
 
 describe('asset decider', () => {
   it('registers once; a repeat registers nothing', () => {
-    spec.given([]).when({ type: 'RegisterAsset', data: facts }).then([registered]);
-    spec.given([registered]).when({ type: 'RegisterAsset', data: facts }).then([]);
+    spec.given([]).when({ type: 'RegisterAsset', data: facts, metadata: { now: new Date(facts.created_at) } }).then([registered]);
+    spec.given([registered]).when({ type: 'RegisterAsset', data: facts, metadata: { now: new Date(facts.created_at) } }).then([]);
   });
 
   it('never recreates a deleted asset', () => {
-    spec.given([registered, deleted]).when({ type: 'RegisterAsset', data: facts }).then([]);
+    spec.given([registered, deleted]).when({ type: 'RegisterAsset', data: facts, metadata: { now: new Date(facts.created_at) } }).then([]);
   });
 
   it('deletes, queueing the storage cleanup once', () => {

@@ -1,4 +1,4 @@
-import { AppError, type Decider, type ErrorCode } from '@gensvc/shared';
+import { AppError, type Command, type Decider, type ErrorCode } from '@gensvc/shared';
 
 /**
  * The prepared upload (stream `upload-<upload_id>`): spec "States and transitions / Upload".
@@ -88,16 +88,13 @@ export type UploadState =
 export type Upload = Exclude<UploadState, { status: 'none' }>;
 
 export type UploadCommand =
-  | {
-      type: 'PrepareUpload';
-      data: UploadMetadata & { upload_id: string; account_id: string; connection_id: string; idempotency_key: string; validity_ms: number; now: string };
-    }
-  | { type: 'StartReceive'; data: { receive_id: string; blob_key: string; receive_timeout_ms: number; now: string } }
-  | { type: 'FinishReceive'; data: { receive_id: string; now: string } }
-  | { type: 'FailReceive'; data: { receive_id: string; error_code: string | null; now: string } }
+  | Command<'PrepareUpload', UploadMetadata & { upload_id: string; account_id: string; connection_id: string; idempotency_key: string; validity_ms: number }>
+  | Command<'StartReceive', { receive_id: string; blob_key: string; receive_timeout_ms: number }>
+  | Command<'FinishReceive', { receive_id: string }>
+  | Command<'FailReceive', { receive_id: string; error_code: string | null }>
   /** The handler reread `blob_key`; `intact` tells whether size and SHA-256 matched. */
-  | { type: 'CompleteUpload'; data: { blob_key: string; intact: boolean; asset_id: string; now: string } }
-  | { type: 'ExpireUpload'; data: { now: string } };
+  | Command<'CompleteUpload', { blob_key: string; intact: boolean; asset_id: string }>
+  | Command<'ExpireUpload', Record<string, never>>;
 
 const ms = (iso: string): number => Date.parse(iso);
 
@@ -205,6 +202,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
   },
 
   decide(command, state) {
+    const now = command.metadata.now.toISOString();
     switch (command.type) {
       case 'PrepareUpload': {
         const c = command.data;
@@ -230,8 +228,8 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
               mime: c.mime,
               size: c.size,
               checksum: c.checksum,
-              prepared_at: c.now,
-              expires_at: new Date(ms(c.now) + c.validity_ms).toISOString(),
+              prepared_at: now,
+              expires_at: new Date(ms(now) + c.validity_ms).toISOString(),
             },
           },
         ];
@@ -239,20 +237,20 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
       case 'StartReceive': {
         const s = existing(state);
         const c = command.data;
-        if (effectiveStatus(s, c.now) === 'completed') return [];
-        refuseUnlessOpen(s, c.now, 'write');
-        const deadline = new Date(ms(c.now) + c.receive_timeout_ms + ABANDONED_RECEIVE_GRACE_MS).toISOString();
+        if (effectiveStatus(s, now) === 'completed') return [];
+        refuseUnlessOpen(s, now, 'write');
+        const deadline = new Date(ms(now) + c.receive_timeout_ms + ABANDONED_RECEIVE_GRACE_MS).toISOString();
         const events: UploadEvent[] = [];
         // A receive that never reported its outcome (crash) is closed before the new one.
         if (s.status === 'uploading' && s.receive) {
           events.push({
             type: 'UploadReceiveFailed',
-            data: { upload_id: s.upload_id, receive_id: s.receive.receive_id, blob_key: s.receive.blob_key, error_code: null, at: c.now },
+            data: { upload_id: s.upload_id, receive_id: s.receive.receive_id, blob_key: s.receive.blob_key, error_code: null, at: now },
           });
         }
         events.push({
           type: 'UploadReceiveStarted',
-          data: { upload_id: s.upload_id, receive_id: c.receive_id, blob_key: c.blob_key, started_at: c.now, deadline },
+          data: { upload_id: s.upload_id, receive_id: c.receive_id, blob_key: c.blob_key, started_at: now, deadline },
         });
         return events;
       }
@@ -262,7 +260,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         if (s.status !== 'uploading' || s.receive?.receive_id !== c.receive_id) {
           throw new AppError('UPLOAD_IN_PROGRESS', 'this content write was superseded by another one; query the upload');
         }
-        if (effectiveStatus(s, c.now) === 'expired') {
+        if (effectiveStatus(s, now) === 'expired') {
           throw new AppError('UPLOAD_EXPIRED', `the upload expired at ${s.expires_at} while its content arrived`);
         }
         return [
@@ -273,7 +271,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
               receive_id: c.receive_id,
               blob_key: s.receive.blob_key,
               superseded_blob_key: s.blob_key,
-              received_at: c.now,
+              received_at: now,
             },
           },
         ];
@@ -285,7 +283,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         return [
           {
             type: 'UploadReceiveFailed',
-            data: { upload_id: s.upload_id, receive_id: c.receive_id, blob_key: s.receive.blob_key, error_code: c.error_code, at: c.now },
+            data: { upload_id: s.upload_id, receive_id: c.receive_id, blob_key: s.receive.blob_key, error_code: c.error_code, at: now },
           },
         ];
       }
@@ -293,12 +291,12 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         const s = existing(state);
         const c = command.data;
         if (s.status === 'completed') return [];
-        refuseUnlessOpen(s, c.now, 'complete');
+        refuseUnlessOpen(s, now, 'complete');
         if (s.blob_key !== c.blob_key) {
           throw new AppError('UPLOAD_IN_PROGRESS', 'the upload content changed while it was checked; query the upload');
         }
         if (!c.intact) {
-          return [{ type: 'UploadContentMismatched', data: { upload_id: s.upload_id, blob_key: c.blob_key, at: c.now } }];
+          return [{ type: 'UploadContentMismatched', data: { upload_id: s.upload_id, blob_key: c.blob_key, at: now } }];
         }
         return [
           {
@@ -312,18 +310,18 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
               size: s.size,
               checksum: s.checksum,
               blob_key: c.blob_key,
-              completed_at: c.now,
+              completed_at: now,
             },
           },
         ];
       }
       case 'ExpireUpload': {
         if (state.status === 'none') return [];
-        if (effectiveStatus(state, command.data.now) !== 'expired' || state.status === 'expired') return [];
+        if (effectiveStatus(state, now) !== 'expired' || state.status === 'expired') return [];
         return [
           {
             type: 'UploadExpired',
-            data: { upload_id: state.upload_id, account_id: state.account_id, blob_keys: [...state.blob_keys], at: command.data.now },
+            data: { upload_id: state.upload_id, account_id: state.account_id, blob_keys: [...state.blob_keys], at: now },
           },
         ];
       }

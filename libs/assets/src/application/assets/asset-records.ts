@@ -52,7 +52,7 @@ export class AssetRecords {
 
   /** Registers once (a repeat, or an asset deleted meanwhile, stays as it is). */
   async register(facts: AssetFacts): Promise<AssetState> {
-    const result = await handleCommand(this.events, streamName(ASSET_STREAM, facts.asset_id), assetDecider, { type: 'RegisterAsset', data: facts });
+    const result = await handleCommand(this.events, streamName(ASSET_STREAM, facts.asset_id), assetDecider, { type: 'RegisterAsset', data: facts, metadata: { now: new Date(facts.created_at) } });
     await this.engine.waitFor(result.position);
     return result.state;
   }

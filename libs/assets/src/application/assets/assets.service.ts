@@ -80,10 +80,7 @@ export class AssetsService {
     const inUse = (await this.readStore.collection<TaskAssetRefDoc>(TASK_ASSET_REFS).count({ asset_ids: assetId, active: true })) > 0;
     const state = await this.records.load(assetId);
     if (state.status === 'none' || state.account_id !== accountId) throw new AppError('NOT_FOUND', 'asset not found');
-    const result = await handleCommand(this.events, streamName(ASSET_STREAM, assetId), assetDecider, {
-      type: 'DeleteAsset',
-      data: { account_id: accountId, in_use: inUse, now: this.clock.now().toISOString() },
-    });
+    const result = await handleCommand(this.events, streamName(ASSET_STREAM, assetId), assetDecider, { type: 'DeleteAsset', data: { account_id: accountId, in_use: inUse }, metadata: { now: this.clock.now() } });
     await this.engine.waitFor(result.position);
     if (result.state.status !== 'deleted') throw new AppError('INTERNAL', 'asset was not deleted');
     return { id: assetId, deleted: true, deleted_at: result.state.deleted_at };

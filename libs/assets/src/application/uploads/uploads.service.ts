@@ -115,10 +115,7 @@ export class UploadsService implements OnModuleInit {
         await this.engine.waitFor(await this.events.headPosition());
         await this.checkSessionLimit(principal.accountId, now);
       }
-      const result = await handleCommand(this.events, stream, uploadDecider, {
-        type: 'PrepareUpload',
-        data: { ...input, upload_id: uploadId, account_id: principal.accountId, connection_id: principal.connectionId, validity_ms: this.limits.uploadValidityMs, now: now.toISOString() },
-      });
+      const result = await handleCommand(this.events, stream, uploadDecider, { type: 'PrepareUpload', data: { ...input, upload_id: uploadId, account_id: principal.accountId, connection_id: principal.connectionId, validity_ms: this.limits.uploadValidityMs }, metadata: { now } });
       await this.engine.waitFor(result.position);
       return result.state as Upload;
     };
@@ -169,10 +166,7 @@ export class UploadsService implements OnModuleInit {
     try {
       const receiveId = randomUUID().replace(/-/g, '');
       const blobKey = `uploads/${uploadId}/${receiveId}`;
-      const started = await this.command(uploadId, {
-        type: 'StartReceive',
-        data: { receive_id: receiveId, blob_key: blobKey, receive_timeout_ms: this.limits.receiveTimeoutMs, now: this.clock.now().toISOString() },
-      });
+      const started = await this.command(uploadId, { type: 'StartReceive', data: { receive_id: receiveId, blob_key: blobKey, receive_timeout_ms: this.limits.receiveTimeoutMs }, metadata: { now: this.clock.now() } });
       if (!started.events.length) return this.view(started.state as Upload); // completed meanwhile
       try {
         if (request.contentLength !== undefined && request.contentLength > Math.min(state.size, this.limits.maxFileBytes)) {
@@ -190,13 +184,13 @@ export class UploadsService implements OnModuleInit {
         );
       } catch (err) {
         const code = err instanceof ReceiveInterrupted ? null : err instanceof AppError ? err.code : null;
-        await this.command(uploadId, { type: 'FailReceive', data: { receive_id: receiveId, error_code: code, now: this.clock.now().toISOString() } }).catch(
+        await this.command(uploadId, { type: 'FailReceive', data: { receive_id: receiveId, error_code: code }, metadata: { now: this.clock.now() } }).catch(
           (e: unknown) => this.logger.error(`could not record a failed content write of ${uploadId}: ${(e as Error).message}`),
         );
         throw err;
       }
       try {
-        const finished = await this.command(uploadId, { type: 'FinishReceive', data: { receive_id: receiveId, now: this.clock.now().toISOString() } });
+        const finished = await this.command(uploadId, { type: 'FinishReceive', data: { receive_id: receiveId }, metadata: { now: this.clock.now() } });
         return this.view(finished.state as Upload);
       } catch (err) {
         await this.blobs.delete(blobKey).catch(() => undefined);
@@ -219,10 +213,7 @@ export class UploadsService implements OnModuleInit {
     if (status === 'uploading') throw new AppError('UPLOAD_IN_PROGRESS', `the upload's content is being received; query the upload later`);
     if (status === 'prepared' || !state.blob_key) throw new AppError('UPLOAD_NOT_READY', 'the upload has no content yet; PUT the file first');
     const intact = await this.storedIntact(state.blob_key, state.size, state.checksum);
-    const result = await this.command(uploadId, {
-      type: 'CompleteUpload',
-      data: { blob_key: state.blob_key, intact, asset_id: newId('ast'), now: this.clock.now().toISOString() },
-    });
+    const result = await this.command(uploadId, { type: 'CompleteUpload', data: { blob_key: state.blob_key, intact, asset_id: newId('ast') }, metadata: { now: this.clock.now() } });
     if (result.events.some((e) => e.type === 'UploadContentMismatched')) {
       throw new AppError('UPLOAD_CONTENT_MISMATCH', 'the stored content is lost or damaged; the upload is prepared again: send the file again');
     }
@@ -259,7 +250,7 @@ export class UploadsService implements OnModuleInit {
       .find({ status: { $in: [...OPEN] }, expires_at: { $lte: now.toISOString() } }, { limit: 500 });
     let expired = 0;
     for (const doc of due) {
-      const r = await this.command(doc.upload_id, { type: 'ExpireUpload', data: { now: now.toISOString() } });
+      const r = await this.command(doc.upload_id, { type: 'ExpireUpload', data: {}, metadata: { now } });
       expired += r.events.length ? 1 : 0;
     }
     return expired;
