@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 
 /** One message to one endpoint: stream `webhookdelivery-<delivery_id>`. */
 export const DELIVERY_STREAM = 'webhookdelivery';
@@ -71,37 +71,39 @@ export interface Delivery {
 export type DeliveryState = { readonly status: 'none' } | ({ readonly status: DeliveryStatus } & Delivery);
 
 export type DeliveryCommand =
-  | {
-      type: 'QueueDelivery';
-      deliveryId: string;
-      messageId: string;
-      endpointId: string;
-      accountId: string;
-      eventType: string;
-      sourceEventId: string;
-      body: string;
-      now: string;
-    }
-  /** Claims the next attempt until `now + leaseMs`; nothing when not due or claimed by a live attempt. */
-  | { type: 'StartAttempt'; leaseMs: number; now: string }
-  | {
-      type: 'RecordAttempt';
-      /** `final`: no retry whatever the schedule (410 Gone). */
-      outcome: 'delivered' | 'retry' | 'final';
-      statusCode: number | null;
-      durationMs: number;
-      error: string | null;
-      /** Seconds to wait after the 1st, 2nd, … failed attempt. */
-      schedule: readonly number[];
-      /** Waits vary by up to this fraction either way; `random` in [0, 1) picks where. */
-      jitter: number;
-      random: number;
-      now: string;
-    }
+  | Command<
+      'QueueDelivery',
+      {
+        delivery_id: string;
+        message_id: string;
+        endpoint_id: string;
+        account_id: string;
+        event_type: string;
+        source_event_id: string;
+        body: string;
+      }
+    >
+  /** Claims the next attempt until `now + lease_ms`; nothing when not due or claimed by a live attempt. */
+  | Command<'StartAttempt', { lease_ms: number }>
+  | Command<
+      'RecordAttempt',
+      {
+        /** `final`: no retry whatever the schedule (410 Gone). */
+        outcome: 'delivered' | 'retry' | 'final';
+        status_code: number | null;
+        duration_ms: number;
+        error: string | null;
+        /** Seconds to wait after the 1st, 2nd, … failed attempt. */
+        schedule: readonly number[];
+        /** Waits vary by up to this fraction either way; `random` in [0, 1) picks where. */
+        jitter: number;
+        random: number;
+      }
+    >
   /** The attempt in flight was cut off by a shutdown: attempt again at once. */
-  | { type: 'ReleaseAttempt'; now: string }
-  | { type: 'AbandonDelivery'; reason: string; now: string }
-  | { type: 'RequestRetry'; now: string };
+  | Command<'ReleaseAttempt', Record<string, never>>
+  | Command<'AbandonDelivery', { reason: string }>
+  | Command<'RequestRetry', Record<string, never>>;
 
 export const isOpen = (s: DeliveryState): boolean => s.status === 'pending' || s.status === 'attempting' || s.status === 'retrying';
 
@@ -117,20 +119,21 @@ export function retryDelayMs(failures: number, schedule: readonly number[], jitt
 }
 
 export function decide(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
+  const now = command.metadata.now.toISOString();
   if (command.type === 'QueueDelivery') {
     if (state.status !== 'none') return [];
     return [
       {
         type: 'WebhookDeliveryQueued',
         data: {
-          delivery_id: command.deliveryId,
-          endpoint_id: command.endpointId,
-          account_id: command.accountId,
-          message_id: command.messageId,
-          event_type: command.eventType,
-          source_event_id: command.sourceEventId,
-          body: command.body,
-          created_at: command.now,
+          delivery_id: command.data.delivery_id,
+          endpoint_id: command.data.endpoint_id,
+          account_id: command.data.account_id,
+          message_id: command.data.message_id,
+          event_type: command.data.event_type,
+          source_event_id: command.data.source_event_id,
+          body: command.data.body,
+          created_at: now,
         },
       },
     ];
@@ -139,17 +142,17 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
   const ref: Ref = { delivery_id: state.deliveryId, endpoint_id: state.endpointId, account_id: state.accountId };
   switch (command.type) {
     case 'StartAttempt': {
-      const started: DeliveryEvent = { type: 'WebhookDeliveryAttemptStarted', data: { ...ref, at: command.now, lease_until: plus(command.now, command.leaseMs) } };
+      const started: DeliveryEvent = { type: 'WebhookDeliveryAttemptStarted', data: { ...ref, at: now, lease_until: plus(now, command.data.lease_ms) } };
       if (state.status === 'attempting') {
-        if (state.leaseUntil !== null && state.leaseUntil > command.now) return [];
-        const since = state.attemptStartedAt ?? command.now;
+        if (state.leaseUntil !== null && state.leaseUntil > now) return [];
+        const since = state.attemptStartedAt ?? now;
         return [
           {
             type: 'WebhookDeliveryAttemptFailed',
             data: {
               ...ref,
-              attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(command.now) - Date.parse(since)), error: INTERRUPTED },
-              next_attempt_at: command.now,
+              attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(now) - Date.parse(since)), error: INTERRUPTED },
+              next_attempt_at: now,
               interrupted: true,
             },
           },
@@ -157,26 +160,26 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
         ];
       }
       if (state.status !== 'pending' && state.status !== 'retrying') return [];
-      if (state.nextAttemptAt !== null && state.nextAttemptAt > command.now) return [];
+      if (state.nextAttemptAt !== null && state.nextAttemptAt > now) return [];
       return [started];
     }
     case 'RecordAttempt': {
       if (state.status !== 'attempting') return [];
-      const attempt: Attempt = { at: state.attemptStartedAt ?? command.now, status_code: command.statusCode, duration_ms: Math.max(0, Math.round(command.durationMs)), error: command.error };
-      if (command.outcome === 'delivered') return [{ type: 'WebhookDeliverySucceeded', data: { ...ref, attempt } }];
-      const wait = command.outcome === 'final' ? null : retryDelayMs(state.failures + 1, command.schedule, command.jitter, command.random);
-      return [{ type: 'WebhookDeliveryAttemptFailed', data: { ...ref, attempt, next_attempt_at: wait === null ? null : plus(command.now, wait) } }];
+      const attempt: Attempt = { at: state.attemptStartedAt ?? now, status_code: command.data.status_code, duration_ms: Math.max(0, Math.round(command.data.duration_ms)), error: command.data.error };
+      if (command.data.outcome === 'delivered') return [{ type: 'WebhookDeliverySucceeded', data: { ...ref, attempt } }];
+      const wait = command.data.outcome === 'final' ? null : retryDelayMs(state.failures + 1, command.data.schedule, command.data.jitter, command.data.random);
+      return [{ type: 'WebhookDeliveryAttemptFailed', data: { ...ref, attempt, next_attempt_at: wait === null ? null : plus(now, wait) } }];
     }
     case 'ReleaseAttempt': {
       if (state.status !== 'attempting') return [];
-      const since = state.attemptStartedAt ?? command.now;
+      const since = state.attemptStartedAt ?? now;
       return [
         {
           type: 'WebhookDeliveryAttemptFailed',
           data: {
             ...ref,
-            attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(command.now) - Date.parse(since)), error: INTERRUPTED },
-            next_attempt_at: command.now,
+            attempt: { at: since, status_code: null, duration_ms: Math.max(0, Date.parse(now) - Date.parse(since)), error: INTERRUPTED },
+            next_attempt_at: now,
             interrupted: true,
           },
         },
@@ -184,10 +187,10 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
     }
     case 'AbandonDelivery':
       if (!isOpen(state)) return [];
-      return [{ type: 'WebhookDeliveryAbandoned', data: { ...ref, reason: command.reason, at: command.now } }];
+      return [{ type: 'WebhookDeliveryAbandoned', data: { ...ref, reason: command.data.reason, at: now } }];
     case 'RequestRetry':
       if (state.status === 'attempting') return [];
-      return [{ type: 'WebhookDeliveryRetryRequested', data: { ...ref, at: command.now } }];
+      return [{ type: 'WebhookDeliveryRetryRequested', data: { ...ref, at: now } }];
     default: {
       const never: never = command;
       throw new Error(`unknown command ${JSON.stringify(never)}`);

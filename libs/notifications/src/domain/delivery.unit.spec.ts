@@ -18,29 +18,9 @@ const failed = (s: number, code: number | null, next: string | null, error = `th
   data: { ...ref, attempt: { at: at(s), status_code: code, duration_ms: 0, error }, next_attempt_at: next },
 });
 const schedule = [5, 300];
-const record = (s: number, outcome: 'delivered' | 'retry' | 'final', statusCode: number | null, random = 0.5): DeliveryCommand => ({
-  type: 'RecordAttempt',
-  outcome,
-  statusCode,
-  durationMs: 0,
-  error: outcome === 'delivered' ? null : `the receiver answered HTTP ${statusCode}`,
-  schedule,
-  jitter: 0.1,
-  random,
-  now: at(s),
-});
+const record = (s: number, outcome: 'delivered' | 'retry' | 'final', statusCode: number | null, random = 0.5): DeliveryCommand => ({ type: 'RecordAttempt', data: { outcome, status_code: statusCode, duration_ms: 0, error: outcome === 'delivered' ? null : `the receiver answered HTTP ${statusCode}`, schedule, jitter: 0.1, random }, metadata: { now: new Date(at(s)) } });
 const fold = (events: DeliveryEvent[]): DeliveryState => events.reduce(deliveryDecider.evolve, deliveryDecider.initialState());
-const queue: DeliveryCommand = {
-  type: 'QueueDelivery',
-  deliveryId: ref.delivery_id,
-  messageId: 'msg_0000000000001',
-  endpointId: ref.endpoint_id,
-  accountId: 'acc_1',
-  eventType: 'task.succeeded',
-  sourceEventId: 'evt_1',
-  body: '{"type":"task.succeeded"}',
-  now: T0,
-};
+const queue: DeliveryCommand = { type: 'QueueDelivery', data: { delivery_id: ref.delivery_id, message_id: 'msg_0000000000001', endpoint_id: ref.endpoint_id, account_id: 'acc_1', event_type: 'task.succeeded', source_event_id: 'evt_1', body: '{"type":"task.succeeded"}' }, metadata: { now: new Date(T0) } };
 
 describe('webhook delivery state machine', () => {
   it('given nothing, when queued, then pending and due at once; queuing again adds nothing', () => {
@@ -50,8 +30,8 @@ describe('webhook delivery state machine', () => {
   });
 
   it('given a pending delivery, when an attempt starts, then it is claimed until the lease ends; a second claim gets nothing', () => {
-    spec.given([queued]).when({ type: 'StartAttempt', leaseMs: 20_000, now: T0 }).then([started(0)]);
-    spec.given([queued, started(0)]).when({ type: 'StartAttempt', leaseMs: 20_000, now: at(19) }).then([]);
+    spec.given([queued]).when({ type: 'StartAttempt', data: { lease_ms: 20_000 }, metadata: { now: new Date(T0) } }).then([started(0)]);
+    spec.given([queued, started(0)]).when({ type: 'StartAttempt', data: { lease_ms: 20_000 }, metadata: { now: new Date(at(19)) } }).then([]);
   });
 
   it('given an attempt in flight, when it answers 2xx, then delivered with the attempt recorded', () => {
@@ -70,8 +50,8 @@ describe('webhook delivery state machine', () => {
   });
 
   it('given a retrying delivery, when it is not yet due, then no attempt starts', () => {
-    spec.given([queued, started(0), failed(0, 500, at(6))]).when({ type: 'StartAttempt', leaseMs: 20_000, now: at(5) }).then([]);
-    spec.given([queued, started(0), failed(0, 500, at(6))]).when({ type: 'StartAttempt', leaseMs: 20_000, now: at(6) }).then([started(6)]);
+    spec.given([queued, started(0), failed(0, 500, at(6))]).when({ type: 'StartAttempt', data: { lease_ms: 20_000 }, metadata: { now: new Date(at(5)) } }).then([]);
+    spec.given([queued, started(0), failed(0, 500, at(6))]).when({ type: 'StartAttempt', data: { lease_ms: 20_000 }, metadata: { now: new Date(at(6)) } }).then([started(6)]);
   });
 
   it('given the schedule is spent, when the last attempt fails, then failed', () => {
@@ -87,7 +67,7 @@ describe('webhook delivery state machine', () => {
   it('given an attempt whose process died (lease expired), when started again, then the lost attempt is recorded and a new one claimed', () => {
     spec
       .given([queued, started(0)])
-      .when({ type: 'StartAttempt', leaseMs: 20_000, now: at(20) })
+      .when({ type: 'StartAttempt', data: { lease_ms: 20_000 }, metadata: { now: new Date(at(20)) } })
       .then([
         {
           type: 'WebhookDeliveryAttemptFailed',
@@ -101,30 +81,30 @@ describe('webhook delivery state machine', () => {
   });
 
   it('given an attempt cut off by a shutdown, when released, then due again at once', () => {
-    spec.given([queued, started(0)]).when({ type: 'ReleaseAttempt', now: at(2) }).thenReturns((events) => {
+    spec.given([queued, started(0)]).when({ type: 'ReleaseAttempt', data: {}, metadata: { now: new Date(at(2)) } }).thenReturns((events) => {
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ type: 'WebhookDeliveryAttemptFailed', data: { next_attempt_at: at(2), interrupted: true } });
     });
-    spec.given([queued]).when({ type: 'ReleaseAttempt', now: at(2) }).then([]);
+    spec.given([queued]).when({ type: 'ReleaseAttempt', data: {}, metadata: { now: new Date(at(2)) } }).then([]);
   });
 
   it('given a delivered or failed delivery, when a retry is requested, then pending again with a fresh schedule and the same message', () => {
     const done = [queued, started(0), failed(0, 410, null)];
     const retried: DeliveryEvent = { type: 'WebhookDeliveryRetryRequested', data: { ...ref, at: at(100) } };
-    spec.given(done).when({ type: 'RequestRetry', now: at(100) }).then([retried]);
+    spec.given(done).when({ type: 'RequestRetry', data: {}, metadata: { now: new Date(at(100)) } }).then([retried]);
     expect(fold([...done, retried])).toMatchObject({ status: 'pending', failures: 0, nextAttemptAt: at(100), messageId: 'msg_0000000000001' });
-    spec.given([queued, started(0)]).when({ type: 'RequestRetry', now: at(1) }).then([]);
+    spec.given([queued, started(0)]).when({ type: 'RequestRetry', data: {}, metadata: { now: new Date(at(1)) } }).then([]);
   });
 
   it('given an open delivery, when its endpoint is gone, then abandoned (failed) once', () => {
     const abandoned: DeliveryEvent = { type: 'WebhookDeliveryAbandoned', data: { ...ref, reason: 'the endpoint was deleted', at: at(1) } };
-    spec.given([queued]).when({ type: 'AbandonDelivery', reason: 'the endpoint was deleted', now: at(1) }).then([abandoned]);
-    spec.given([queued, abandoned]).when({ type: 'AbandonDelivery', reason: 'again', now: at(2) }).then([]);
+    spec.given([queued]).when({ type: 'AbandonDelivery', data: { reason: 'the endpoint was deleted' }, metadata: { now: new Date(at(1)) } }).then([abandoned]);
+    spec.given([queued, abandoned]).when({ type: 'AbandonDelivery', data: { reason: 'again' }, metadata: { now: new Date(at(2)) } }).then([]);
     expect(fold([queued, abandoned]).status).toBe('failed');
   });
 
   it('given an unknown delivery, when anything but queuing, then NOT_FOUND', () => {
-    spec.given([]).when({ type: 'RequestRetry', now: T0 }).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'RequestRetry', data: {}, metadata: { now: new Date(T0) } }).thenThrows('NOT_FOUND');
   });
 
   it('retry waits: the schedule entry for the n-th failure, varied by at most the jitter; none after the last', () => {

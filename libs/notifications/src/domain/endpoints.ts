@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 
 /** The account's webhook endpoints: one aggregate per account, stream `webhooks-<account_id>`. */
 export const WEBHOOKS_STREAM = 'webhooks';
@@ -66,20 +66,21 @@ export type EndpointsState =
   | { readonly status: 'active'; readonly accountId: string; readonly endpoints: Readonly<Record<string, Endpoint>> };
 
 export type EndpointsCommand =
-  | {
-      type: 'CreateEndpoint';
-      accountId: string;
-      endpointId: string;
-      url: string;
-      events: string[];
-      description: string | null;
-      /** The new secret, already encrypted. */
-      sealedSecret: string;
-      now: string;
-    }
-  | { type: 'RotateSecret'; endpointId: string; sealedSecret: string; now: string }
-  | { type: 'DisableEndpoint'; endpointId: string; reason: DisableReason; now: string }
-  | { type: 'DeleteEndpoint'; endpointId: string; now: string };
+  | Command<
+      'CreateEndpoint',
+      {
+        account_id: string;
+        endpoint_id: string;
+        url: string;
+        events: string[];
+        description: string | null;
+        /** The new secret, already encrypted. */
+        sealed_secret: string;
+      }
+    >
+  | Command<'RotateSecret', { endpoint_id: string; sealed_secret: string }>
+  | Command<'DisableEndpoint', { endpoint_id: string; reason: DisableReason }>
+  | Command<'DeleteEndpoint', { endpoint_id: string }>;
 
 const live = (e: Endpoint | undefined): e is Endpoint => !!e && e.status !== 'deleted';
 
@@ -102,9 +103,10 @@ function owned(state: EndpointsState, endpointId: string): Endpoint & { accountI
 }
 
 export function decide(command: EndpointsCommand, state: EndpointsState): WebhookEndpointEvent[] {
+  const now = command.metadata.now.toISOString();
   switch (command.type) {
     case 'CreateEndpoint': {
-      if (state.status === 'active' && state.endpoints[command.endpointId]) return [];
+      if (state.status === 'active' && state.endpoints[command.data.endpoint_id]) return [];
       if (liveEndpoints(state).length >= MAX_ENDPOINTS) {
         throw new AppError('WEBHOOK_ENDPOINT_LIMIT_REACHED', `an account can have at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
       }
@@ -112,35 +114,35 @@ export function decide(command: EndpointsCommand, state: EndpointsState): Webhoo
         {
           type: 'WebhookEndpointCreated',
           data: {
-            account_id: command.accountId,
-            endpoint_id: command.endpointId,
-            url: command.url,
-            events: [...command.events],
-            description: command.description,
-            secret: command.sealedSecret,
-            created_at: command.now,
+            account_id: command.data.account_id,
+            endpoint_id: command.data.endpoint_id,
+            url: command.data.url,
+            events: [...command.data.events],
+            description: command.data.description,
+            secret: command.data.sealed_secret,
+            created_at: now,
           },
         },
       ];
     }
     case 'RotateSecret': {
-      const e = owned(state, command.endpointId);
-      const previousExpiresAt = new Date(Date.parse(command.now) + ROTATION_OVERLAP_MS).toISOString();
+      const e = owned(state, command.data.endpoint_id);
+      const previousExpiresAt = new Date(Date.parse(now) + ROTATION_OVERLAP_MS).toISOString();
       return [
         {
           type: 'WebhookEndpointSecretRotated',
-          data: { account_id: e.accountId, endpoint_id: e.id, secret: command.sealedSecret, previous_expires_at: previousExpiresAt, at: command.now },
+          data: { account_id: e.accountId, endpoint_id: e.id, secret: command.data.sealed_secret, previous_expires_at: previousExpiresAt, at: now },
         },
       ];
     }
     case 'DisableEndpoint': {
-      const e = state.status === 'active' ? state.endpoints[command.endpointId] : undefined;
+      const e = state.status === 'active' ? state.endpoints[command.data.endpoint_id] : undefined;
       if (state.status !== 'active' || !e || e.status !== 'enabled') return [];
-      return [{ type: 'WebhookEndpointDisabled', data: { account_id: state.accountId, endpoint_id: e.id, reason: command.reason, at: command.now } }];
+      return [{ type: 'WebhookEndpointDisabled', data: { account_id: state.accountId, endpoint_id: e.id, reason: command.data.reason, at: now } }];
     }
     case 'DeleteEndpoint': {
-      const e = owned(state, command.endpointId);
-      return [{ type: 'WebhookEndpointDeleted', data: { account_id: e.accountId, endpoint_id: e.id, at: command.now } }];
+      const e = owned(state, command.data.endpoint_id);
+      return [{ type: 'WebhookEndpointDeleted', data: { account_id: e.accountId, endpoint_id: e.id, at: now } }];
     }
     default: {
       const never: never = command;

@@ -8,16 +8,7 @@ const created = (n: number): WebhookEndpointEvent => ({
   type: 'WebhookEndpointCreated',
   data: { account_id: 'acc_1', endpoint_id: `whe_${String(n).padStart(12, '0')}`, url: `https://h.example.com/${n}`, events: ['*'], description: null, secret: `sealed-${n}`, created_at: T0 },
 });
-const create = (n: number) => ({
-  type: 'CreateEndpoint' as const,
-  accountId: 'acc_1',
-  endpointId: `whe_${String(n).padStart(12, '0')}`,
-  url: `https://h.example.com/${n}`,
-  events: ['*'],
-  description: null,
-  sealedSecret: `sealed-${n}`,
-  now: T0,
-});
+const create = (n: number) => ({ type: 'CreateEndpoint' as const, data: { account_id: 'acc_1', endpoint_id: `whe_${String(n).padStart(12, '0')}`, url: `https://h.example.com/${n}`, events: ['*'], description: null, sealed_secret: `sealed-${n}` }, metadata: { now: new Date(T0) } });
 const id1 = 'whe_000000000001';
 const fold = (events: WebhookEndpointEvent[]): EndpointsState => events.reduce(endpointsDecider.evolve, endpointsDecider.initialState());
 
@@ -39,7 +30,7 @@ describe('webhook endpoints decider', () => {
       type: 'WebhookEndpointSecretRotated',
       data: { account_id: 'acc_1', endpoint_id: id1, secret: 'sealed-new', previous_expires_at: '2026-01-02T06:00:00.000Z', at: T1 },
     };
-    spec.given([created(1)]).when({ type: 'RotateSecret', endpointId: id1, sealedSecret: 'sealed-new', now: T1 }).then([rotated]);
+    spec.given([created(1)]).when({ type: 'RotateSecret', data: { endpoint_id: id1, sealed_secret: 'sealed-new' }, metadata: { now: new Date(T1) } }).then([rotated]);
     const state = fold([created(1), rotated]);
     const e = state.status === 'active' ? state.endpoints[id1] : undefined;
     expect(signingSecrets(e!, '2026-01-02T06:00:00.000Z').map((s) => s.sealed)).toEqual(['sealed-new']);
@@ -62,16 +53,16 @@ describe('webhook endpoints decider', () => {
 
   it('given an enabled endpoint, when it is disabled, then once only', () => {
     const disabled: WebhookEndpointEvent = { type: 'WebhookEndpointDisabled', data: { account_id: 'acc_1', endpoint_id: id1, reason: 'gone', at: T1 } };
-    spec.given([created(1)]).when({ type: 'DisableEndpoint', endpointId: id1, reason: 'gone', now: T1 }).then([disabled]);
-    spec.given([created(1), disabled]).when({ type: 'DisableEndpoint', endpointId: id1, reason: 'failing', now: T1 }).then([]);
-    spec.given([]).when({ type: 'DisableEndpoint', endpointId: id1, reason: 'gone', now: T1 }).then([]);
+    spec.given([created(1)]).when({ type: 'DisableEndpoint', data: { endpoint_id: id1, reason: 'gone' }, metadata: { now: new Date(T1) } }).then([disabled]);
+    spec.given([created(1), disabled]).when({ type: 'DisableEndpoint', data: { endpoint_id: id1, reason: 'failing' }, metadata: { now: new Date(T1) } }).then([]);
+    spec.given([]).when({ type: 'DisableEndpoint', data: { endpoint_id: id1, reason: 'gone' }, metadata: { now: new Date(T1) } }).then([]);
   });
 
   it('given a deleted or unknown endpoint, when it is rotated or deleted, then NOT_FOUND', () => {
     const deleted: WebhookEndpointEvent = { type: 'WebhookEndpointDeleted', data: { account_id: 'acc_1', endpoint_id: id1, at: T1 } };
-    spec.given([created(1), deleted]).when({ type: 'DeleteEndpoint', endpointId: id1, now: T1 }).thenThrows('NOT_FOUND');
-    spec.given([created(1), deleted]).when({ type: 'RotateSecret', endpointId: id1, sealedSecret: 'x', now: T1 }).thenThrows('NOT_FOUND');
-    spec.given([]).when({ type: 'DeleteEndpoint', endpointId: id1, now: T1 }).thenThrows('NOT_FOUND');
+    spec.given([created(1), deleted]).when({ type: 'DeleteEndpoint', data: { endpoint_id: id1 }, metadata: { now: new Date(T1) } }).thenThrows('NOT_FOUND');
+    spec.given([created(1), deleted]).when({ type: 'RotateSecret', data: { endpoint_id: id1, sealed_secret: 'x' }, metadata: { now: new Date(T1) } }).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'DeleteEndpoint', data: { endpoint_id: id1 }, metadata: { now: new Date(T1) } }).thenThrows('NOT_FOUND');
   });
 
   it('subscriptions: "*" takes every type, a list only its own', () => {

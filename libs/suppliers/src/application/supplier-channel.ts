@@ -5,7 +5,7 @@ export type ActiveJob = Extract<SupplierJobState, { status: 'queued' | 'dispatch
 /** What a channel asks of the runner while it advances one job. */
 export interface JobContext {
   /** Records a command on the job's stream (optimistic concurrency); returns the state after it. */
-  record(command: DistributiveOmit<SupplierJobCommand, 'now'>): Promise<SupplierJobState>;
+  record(command: DistributiveOmit<SupplierJobCommand, 'metadata'>): Promise<SupplierJobState>;
   /** Per-process scratch state of this job (timers, attempt counters); lost on restart by design. */
   readonly runtime: Record<string, number | boolean | undefined>;
   /** Aborted when the service shuts down. */

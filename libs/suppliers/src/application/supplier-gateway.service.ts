@@ -39,28 +39,12 @@ export class SupplierGatewayService extends SupplierGateway {
     const model = found && found.capabilities.includes(request.capability) ? found : { id: request.modelId, supplier: '' };
     const now = this.clock.now();
     const deadlineMs = this.channels.get(model.supplier)?.deadlineMs ?? this.settings.jobDeadlineMs;
-    const result = await handleCommand(this.events, stream, supplierJobDecider, {
-      type: 'QueueJob',
-      taskId: request.taskId,
-      accountId: request.accountId,
-      supplier: model.supplier,
-      model: model.id,
-      capability: request.capability,
-      params: request.params,
-      deadlineAt: isoTime(new Date(now.getTime() + deadlineMs)),
-      localBehavior: model.supplier === LOCAL_CHANNEL ? this.controls.take() : undefined,
-      now: isoTime(now),
-    });
+    const result = await handleCommand(this.events, stream, supplierJobDecider, { type: 'QueueJob', data: { task_id: request.taskId, account_id: request.accountId, supplier: model.supplier, model: model.id, capability: request.capability, params: request.params, deadline_at: isoTime(new Date(now.getTime() + deadlineMs)), local_behavior: model.supplier === LOCAL_CHANNEL ? this.controls.take() : undefined }, metadata: { now: now } });
     if (result.events.length) this.runner.schedule(request.taskId);
   }
 
   override async requestCancel(taskId: string, accountId = ''): Promise<CancelAnswer> {
-    const result = await handleCommand(this.events, streamName(SUPPLIER_JOB_STREAM, taskId), supplierJobDecider, {
-      type: 'RequestCancel',
-      taskId,
-      accountId,
-      now: isoTime(this.clock.now()),
-    });
+    const result = await handleCommand(this.events, streamName(SUPPLIER_JOB_STREAM, taskId), supplierJobDecider, { type: 'RequestCancel', data: { task_id: taskId, account_id: accountId }, metadata: { now: this.clock.now() } });
     if (result.events.length) this.runner.schedule(taskId);
     switch (result.state.status) {
       case 'canceled':

@@ -7,7 +7,6 @@ import {
   RequestContexts,
   SubscriptionEngine,
   handleCommand,
-  isoTime,
   loadAggregate,
   runsBackgroundWork,
   streamName,
@@ -146,10 +145,10 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** Records a command on a job's stream, stamped with the clock. */
-  async record(taskId: string, command: DistributiveOmit<SupplierJobCommand, 'now'>): Promise<SupplierJobState> {
+  async record(taskId: string, command: DistributiveOmit<SupplierJobCommand, 'metadata'>): Promise<SupplierJobState> {
     const result = await handleCommand(this.events, streamName(SUPPLIER_JOB_STREAM, taskId), supplierJobDecider, {
       ...command,
-      now: isoTime(this.clock.now()),
+      metadata: { now: this.clock.now() },
     } as SupplierJobCommand);
     return result.state;
   }
@@ -228,7 +227,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
         if (state.status !== 'none' && !isTerminal(state)) {
           const job = state as ActiveJob;
           this.logger.error({ taskId, deliveries }, 'a supplier job was handed to a worker too often; failing it');
-          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' } });
+          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' } } });
           const channel = this.channels.get(job.job.supplier);
           if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
         }
@@ -260,13 +259,13 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
         const now = this.clock.now().getTime();
         const channel = this.channels.get(job.job.supplier);
         if (now >= deadline) {
-          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' } });
+          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' } } });
           this.forget(taskId);
           if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a timed-out job failed'));
           return;
         }
         if (!channel) {
-          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the model is served by no configured supplier' } });
+          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the model is served by no configured supplier' } } });
           return this.forget(taskId);
         }
         result = await channel.step(job, this.context(taskId));

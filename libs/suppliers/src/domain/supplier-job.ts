@@ -1,4 +1,4 @@
-import type { Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/shared';
 import type { SupplierJobEvent, SupplierJobOutput, SupplierJobQueuedData } from '../contracts/supplier-gateway';
 
 /**
@@ -51,24 +51,25 @@ export type SupplierJobState =
 export type JobError = { readonly code: string; readonly message: string };
 
 export type SupplierJobCommand =
-  | {
-      readonly type: 'QueueJob';
-      readonly taskId: string;
-      readonly accountId: string;
-      readonly supplier: string;
-      readonly model: string;
-      readonly capability: string;
-      readonly params: Record<string, unknown>;
-      readonly deadlineAt: string;
-      readonly localBehavior?: LocalBehavior;
-      readonly now: string;
-    }
-  | { readonly type: 'DispatchJob'; readonly now: string }
-  | { readonly type: 'CompleteJob'; readonly output: SupplierJobOutput; readonly now: string }
-  | { readonly type: 'FailJob'; readonly error: JobError; readonly now: string }
-  /** `taskId`/`accountId` are used only when the job was never submitted (a tombstone). */
-  | { readonly type: 'RequestCancel'; readonly taskId: string; readonly accountId: string; readonly now: string }
-  | { readonly type: 'ResolveCancel'; readonly outcome: 'canceled' | 'refused' | 'unconfirmed'; readonly now: string };
+  | Command<
+      'QueueJob',
+      {
+        readonly task_id: string;
+        readonly account_id: string;
+        readonly supplier: string;
+        readonly model: string;
+        readonly capability: string;
+        readonly params: Record<string, unknown>;
+        readonly deadline_at: string;
+        readonly local_behavior?: LocalBehavior;
+      }
+    >
+  | Command<'DispatchJob', Record<string, never>>
+  | Command<'CompleteJob', { readonly output: SupplierJobOutput }>
+  | Command<'FailJob', { readonly error: JobError }>
+  /** `task_id`/`account_id` are used only when the job was never submitted (a tombstone). */
+  | Command<'RequestCancel', { readonly task_id: string; readonly account_id: string }>
+  | Command<'ResolveCancel', { readonly outcome: 'canceled' | 'refused' | 'unconfirmed' }>;
 
 export const isTerminal = (s: SupplierJobState): s is Extract<SupplierJobState, { status: 'succeeded' | 'failed' | 'canceled' }> =>
   s.status === 'succeeded' || s.status === 'failed' || s.status === 'canceled';
@@ -92,6 +93,7 @@ function ids(s: SupplierJobState): { task_id: string; account_id: string } {
 }
 
 export function decide(command: SupplierJobCommand, state: SupplierJobState): SupplierJobEvent[] {
+  const now = command.metadata.now.toISOString();
   switch (command.type) {
     case 'QueueJob': {
       if (state.status !== 'none') return [];
@@ -99,54 +101,54 @@ export function decide(command: SupplierJobCommand, state: SupplierJobState): Su
         {
           type: 'SupplierJobQueued',
           data: {
-            task_id: command.taskId,
-            account_id: command.accountId,
-            supplier: command.supplier,
-            at: command.now,
-            model: command.model,
-            capability: command.capability,
-            params: command.params,
-            deadline_at: command.deadlineAt,
-            ...(command.localBehavior && Object.keys(command.localBehavior).length ? { local_behavior: command.localBehavior } : {}),
+            task_id: command.data.task_id,
+            account_id: command.data.account_id,
+            supplier: command.data.supplier,
+            at: now,
+            model: command.data.model,
+            capability: command.data.capability,
+            params: command.data.params,
+            deadline_at: command.data.deadline_at,
+            ...(command.data.local_behavior && Object.keys(command.data.local_behavior).length ? { local_behavior: command.data.local_behavior } : {}),
           },
         },
       ];
     }
     case 'DispatchJob':
       if (state.status !== 'queued') return [];
-      return [{ type: 'SupplierJobDispatched', data: { ...ids(state), at: command.now } }];
+      return [{ type: 'SupplierJobDispatched', data: { ...ids(state), at: now } }];
     case 'CompleteJob': {
       if (state.status === 'queued') {
         return [
-          { type: 'SupplierJobDispatched', data: { ...ids(state), at: command.now } },
-          { type: 'SupplierJobSucceeded', data: { ...ids(state), output: command.output, at: command.now } },
+          { type: 'SupplierJobDispatched', data: { ...ids(state), at: now } },
+          { type: 'SupplierJobSucceeded', data: { ...ids(state), output: command.data.output, at: now } },
         ];
       }
       if (state.status !== 'dispatched') return [];
-      return [...refuseOpenCheck(state, command.now), { type: 'SupplierJobSucceeded', data: { ...ids(state), output: command.output, at: command.now } }];
+      return [...refuseOpenCheck(state, now), { type: 'SupplierJobSucceeded', data: { ...ids(state), output: command.data.output, at: now } }];
     }
     case 'FailJob': {
-      if (state.status === 'queued') return [{ type: 'SupplierJobFailed', data: { ...ids(state), error: command.error, at: command.now } }];
+      if (state.status === 'queued') return [{ type: 'SupplierJobFailed', data: { ...ids(state), error: command.data.error, at: now } }];
       if (state.status !== 'dispatched') return [];
-      return [...refuseOpenCheck(state, command.now), { type: 'SupplierJobFailed', data: { ...ids(state), error: command.error, at: command.now } }];
+      return [...refuseOpenCheck(state, now), { type: 'SupplierJobFailed', data: { ...ids(state), error: command.data.error, at: now } }];
     }
     case 'RequestCancel':
       switch (state.status) {
         case 'none':
-          return [{ type: 'SupplierJobCanceled', data: { task_id: command.taskId, account_id: command.accountId, at: command.now } }];
+          return [{ type: 'SupplierJobCanceled', data: { task_id: command.data.task_id, account_id: command.data.account_id, at: now } }];
         case 'queued':
-          return [{ type: 'SupplierJobCanceled', data: { ...ids(state), at: command.now } }];
+          return [{ type: 'SupplierJobCanceled', data: { ...ids(state), at: now } }];
         case 'dispatched':
-          return state.cancel === 'none' ? [{ type: 'SupplierCancelChecking', data: { ...ids(state), at: command.now } }] : [];
+          return state.cancel === 'none' ? [{ type: 'SupplierCancelChecking', data: { ...ids(state), at: now } }] : [];
         default:
           return [];
       }
     case 'ResolveCancel': {
       if (state.status !== 'dispatched') return [];
-      const data = { ...ids(state), at: command.now };
-      if (command.outcome === 'canceled') return state.cancel === 'none' ? [] : [{ type: 'SupplierJobCanceled', data }];
+      const data = { ...ids(state), at: now };
+      if (command.data.outcome === 'canceled') return state.cancel === 'none' ? [] : [{ type: 'SupplierJobCanceled', data }];
       if (state.cancel !== 'checking') return [];
-      return command.outcome === 'refused' ? [{ type: 'SupplierCancelRefused', data }] : [{ type: 'SupplierCancelUnconfirmed', data }];
+      return command.data.outcome === 'refused' ? [{ type: 'SupplierCancelRefused', data }] : [{ type: 'SupplierCancelUnconfirmed', data }];
     }
     default: {
       const never: never = command;

@@ -16,18 +16,8 @@ const dispatched: SupplierJobEvent = { type: 'SupplierJobDispatched', data: { ..
 const checking: SupplierJobEvent = { type: 'SupplierCancelChecking', data: { ...ids, at: T0 } };
 const output = { asset_ids: ['ast_1'], text: 'hello' };
 
-const queue: SupplierJobCommand = {
-  type: 'QueueJob',
-  taskId: 'task_1',
-  accountId: 'acc_1',
-  supplier: 'local',
-  model: 'text-writer-lite',
-  capability: 'text.generate',
-  params: { prompt: 'hi' },
-  deadlineAt: '2026-01-01T00:10:00.000Z',
-  now: T0,
-};
-const cancel: SupplierJobCommand = { type: 'RequestCancel', taskId: 'task_1', accountId: 'acc_1', now: T1 };
+const queue: SupplierJobCommand = { type: 'QueueJob', data: { task_id: 'task_1', account_id: 'acc_1', supplier: 'local', model: 'text-writer-lite', capability: 'text.generate', params: { prompt: 'hi' }, deadline_at: '2026-01-01T00:10:00.000Z' }, metadata: { now: new Date(T0) } };
+const cancel: SupplierJobCommand = { type: 'RequestCancel', data: { task_id: 'task_1', account_id: 'acc_1' }, metadata: { now: new Date(T1) } };
 
 describe('supplier job decider', () => {
   describe('queueing', () => {
@@ -35,7 +25,7 @@ describe('supplier job decider', () => {
     it('records the local test switches only when armed', () =>
       spec
         .given([])
-        .when({ ...queue, localBehavior: { outcome: 'hang' } })
+        .when({ ...queue, data: { ...(queue.data as Extract<SupplierJobCommand, { type: 'QueueJob' }>['data']), local_behavior: { outcome: 'hang' } } } as SupplierJobCommand)
         .then([{ ...queued, data: { ...queued.data, local_behavior: { outcome: 'hang' } } } as SupplierJobEvent]));
     it('is idempotent per task', () => spec.given([queued]).when(queue).then([]));
     it('does nothing for a job canceled before it was submitted', () =>
@@ -43,25 +33,25 @@ describe('supplier job decider', () => {
   });
 
   describe('normal run', () => {
-    it('dispatches a queued job', () => spec.given([queued]).when({ type: 'DispatchJob', now: T1 }).then([{ type: 'SupplierJobDispatched', data: { ...ids, at: T1 } }]));
-    it('dispatches only once', () => spec.given([queued, dispatched]).when({ type: 'DispatchJob', now: T1 }).then([]));
+    it('dispatches a queued job', () => spec.given([queued]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([{ type: 'SupplierJobDispatched', data: { ...ids, at: T1 } }]));
+    it('dispatches only once', () => spec.given([queued, dispatched]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([]));
     it('completes a dispatched job with its output', () =>
-      spec.given([queued, dispatched]).when({ type: 'CompleteJob', output, now: T1 }).then([{ type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } }]));
+      spec.given([queued, dispatched]).when({ type: 'CompleteJob', data: { output }, metadata: { now: new Date(T1) } }).then([{ type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } }]));
     it('completing a queued job records the dispatch first (a supplier faster than our bookkeeping)', () =>
-      spec.given([queued]).when({ type: 'CompleteJob', output, now: T1 }).then([
+      spec.given([queued]).when({ type: 'CompleteJob', data: { output }, metadata: { now: new Date(T1) } }).then([
         { type: 'SupplierJobDispatched', data: { ...ids, at: T1 } },
         { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } },
       ]));
     it('fails a queued or dispatched job', () => {
       const error = { code: 'SUPPLIER_TIMEOUT', message: 'late' };
-      spec.given([queued]).when({ type: 'FailJob', error, now: T1 }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
-      spec.given([queued, dispatched]).when({ type: 'FailJob', error, now: T1 }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
+      spec.given([queued]).when({ type: 'FailJob', data: { error }, metadata: { now: new Date(T1) } }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
+      spec.given([queued, dispatched]).when({ type: 'FailJob', data: { error }, metadata: { now: new Date(T1) } }).then([{ type: 'SupplierJobFailed', data: { ...ids, error, at: T1 } }]);
     });
     it('a finished job takes no further outcome', () => {
       const done: SupplierJobEvent = { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } };
-      spec.given([queued, dispatched, done]).when({ type: 'FailJob', error: { code: 'X', message: 'x' }, now: T1 }).then([]);
-      spec.given([queued, dispatched, done]).when({ type: 'CompleteJob', output, now: T1 }).then([]);
-      spec.given([queued, dispatched, done]).when({ type: 'DispatchJob', now: T1 }).then([]);
+      spec.given([queued, dispatched, done]).when({ type: 'FailJob', data: { error: { code: 'X', message: 'x' } }, metadata: { now: new Date(T1) } }).then([]);
+      spec.given([queued, dispatched, done]).when({ type: 'CompleteJob', data: { output }, metadata: { now: new Date(T1) } }).then([]);
+      spec.given([queued, dispatched, done]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([]);
     });
   });
 
@@ -70,7 +60,7 @@ describe('supplier job decider', () => {
     it('records a tombstone for a job never submitted', () =>
       spec.given([]).when(cancel).then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
     it('a canceled queued job is never dispatched', () =>
-      spec.given([queued, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'DispatchJob', now: T1 }).then([]));
+      spec.given([queued, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([]));
     it('asks the supplier when it holds the job', () => spec.given([queued, dispatched]).when(cancel).then([{ type: 'SupplierCancelChecking', data: { ...ids, at: T1 } }]));
     it('repeating a cancel is harmless', () => {
       spec.given([queued, dispatched, checking]).when(cancel).then([]);
@@ -84,23 +74,23 @@ describe('supplier job decider', () => {
       ['refused', 'SupplierCancelRefused'],
       ['unconfirmed', 'SupplierCancelUnconfirmed'],
     ] as const)('resolves a check as %s', (outcome, type) =>
-      spec.given([queued, dispatched, checking]).when({ type: 'ResolveCancel', outcome, now: T1 }).then([{ type, data: { ...ids, at: T1 } } as SupplierJobEvent]));
+      spec.given([queued, dispatched, checking]).when({ type: 'ResolveCancel', data: { outcome }, metadata: { now: new Date(T1) } }).then([{ type, data: { ...ids, at: T1 } } as SupplierJobEvent]));
     it('resolves a check only once', () =>
-      spec.given([queued, dispatched, checking, { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } }]).when({ type: 'ResolveCancel', outcome: 'unconfirmed', now: T1 }).then([]));
+      spec.given([queued, dispatched, checking, { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } }]).when({ type: 'ResolveCancel', data: { outcome: 'unconfirmed' }, metadata: { now: new Date(T1) } }).then([]));
     it('a supplier that cancels after an unconfirmed answer still confirms', () =>
       spec
         .given([queued, dispatched, checking, { type: 'SupplierCancelUnconfirmed', data: { ...ids, at: T1 } }])
-        .when({ type: 'ResolveCancel', outcome: 'canceled', now: T1 })
+        .when({ type: 'ResolveCancel', data: { outcome: 'canceled' }, metadata: { now: new Date(T1) } })
         .then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
     it('a job nobody asked to cancel is not canceled by a resolution', () =>
-      spec.given([queued, dispatched]).when({ type: 'ResolveCancel', outcome: 'canceled', now: T1 }).then([]));
+      spec.given([queued, dispatched]).when({ type: 'ResolveCancel', data: { outcome: 'canceled' }, metadata: { now: new Date(T1) } }).then([]));
     it('completion during the check refuses the cancellation, then succeeds', () =>
-      spec.given([queued, dispatched, checking]).when({ type: 'CompleteJob', output, now: T1 }).then([
+      spec.given([queued, dispatched, checking]).when({ type: 'CompleteJob', data: { output }, metadata: { now: new Date(T1) } }).then([
         { type: 'SupplierCancelRefused', data: { ...ids, at: T1 } },
         { type: 'SupplierJobSucceeded', data: { ...ids, output, at: T1 } },
       ]));
     it('confirmed cancellation wins over a later completion (exactly one outcome)', () =>
-      spec.given([queued, dispatched, checking, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'CompleteJob', output, now: T1 }).then([]));
+      spec.given([queued, dispatched, checking, { type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]).when({ type: 'CompleteJob', data: { output }, metadata: { now: new Date(T1) } }).then([]));
   });
 
   it('folds to the terminal state and keeps the first outcome', () => {

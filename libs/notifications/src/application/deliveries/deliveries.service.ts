@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
+import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { isDeliveryId } from '../../domain/endpoints';
 import { EndpointsService } from '../endpoints/endpoints.service';
@@ -61,7 +61,7 @@ export class DeliveriesService {
     const { state } = isDeliveryId(deliveryId) ? await loadAggregate(this.events, stream, deliveryDecider) : { state: { status: 'none' as const } };
     if (state.status === 'none' || state.accountId !== accountId || state.endpointId !== endpointId) throw new AppError('NOT_FOUND', `delivery ${deliveryId} not found`);
     if (endpoint.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', `webhook endpoint ${endpointId} is disabled; nothing is sent to it`);
-    const result = await handleCommand(this.events, stream, deliveryDecider, { type: 'RequestRetry', now: isoTime(this.clock.now()) });
+    const result = await handleCommand(this.events, stream, deliveryDecider, { type: 'RequestRetry', data: {}, metadata: { now: this.clock.now() } });
     if (result.position !== undefined) await this.engine.waitFor(result.position);
     this.runner.schedule(deliveryId, 0);
     return { id: deliveryId, status: 'pending' };

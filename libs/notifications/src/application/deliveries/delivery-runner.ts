@@ -154,8 +154,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     return loadAggregate(this.events, streamName(DELIVERY_STREAM, id), deliveryDecider);
   }
 
-  private record(id: string, command: DistributiveOmit<DeliveryCommand, 'now'>) {
-    return handleCommand(this.events, streamName(DELIVERY_STREAM, id), deliveryDecider, { ...command, now: isoTime(this.clock.now()) } as DeliveryCommand);
+  private record(id: string, command: DistributiveOmit<DeliveryCommand, 'metadata'>) {
+    return handleCommand(this.events, streamName(DELIVERY_STREAM, id), deliveryDecider, { ...command, metadata: { now: this.clock.now() } } as DeliveryCommand);
   }
 
   /** Schedules the next look at a delivery from its state; forgets it once closed. */
@@ -196,13 +196,13 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     const endpoint = endpoints.status === 'active' ? endpoints.endpoints[delivery.endpointId] : undefined;
     if (!endpoint || endpoint.status !== 'enabled') {
       const reason = !endpoint || endpoint.status === 'deleted' ? 'the endpoint was deleted' : 'the endpoint is disabled';
-      return this.follow(id, (await this.record(id, { type: 'AbandonDelivery', reason })).state);
+      return this.follow(id, (await this.record(id, { type: 'AbandonDelivery', data: { reason } })).state);
     }
     const release = await this.limiter.acquire(delivery.endpointId);
     const untrack = this.metrics.track();
     try {
       if (this.stopped) return;
-      const claim = await this.record(id, { type: 'StartAttempt', leaseMs: this.settings.attemptTimeoutMs + LEASE_MARGIN_MS });
+      const claim = await this.record(id, { type: 'StartAttempt', data: { lease_ms: this.settings.attemptTimeoutMs + LEASE_MARGIN_MS } });
       if (!claim.events.some((e) => e.type === 'WebhookDeliveryAttemptStarted')) return this.follow(id, claim.state);
       if (claim.events.some((e) => e.type === 'WebhookDeliveryAttemptFailed')) this.metrics.attempt('interrupted');
       const now = this.clock.now();
@@ -221,7 +221,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
         : { statusCode: null, durationMs: 0, error: 'the signing secret cannot be read with the configured key (WEBHOOK_SECRET_KEY changed?); rotate the secret', kind: 'network_error' };
       if (this.stopped && response.statusCode === null && secrets) {
         // Cut off by the shutdown: attempt again at once after the restart.
-        await this.record(id, { type: 'ReleaseAttempt' });
+        await this.record(id, { type: 'ReleaseAttempt', data: {} });
         return;
       }
       const code = response.statusCode;
@@ -232,16 +232,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
         await this.endpoints.disable(delivery.accountId, delivery.endpointId, 'gone');
         this.logger.warn({ endpointId: delivery.endpointId }, 'webhook endpoint answered 410 Gone; disabled');
       }
-      const recorded = await this.record(id, {
-        type: 'RecordAttempt',
-        outcome: delivered ? 'delivered' : gone ? 'final' : 'retry',
-        statusCode: code,
-        durationMs: response.durationMs,
-        error: response.error,
-        schedule: this.settings.retrySchedule,
-        jitter: this.settings.jitter,
-        random: Math.random(),
-      });
+      const recorded = await this.record(id, { type: 'RecordAttempt', data: { outcome: delivered ? 'delivered' : gone ? 'final' : 'retry', status_code: code, duration_ms: response.durationMs, error: response.error, schedule: this.settings.retrySchedule, jitter: this.settings.jitter, random: Math.random() } });
       this.metrics.attempt(outcomeOf(response.kind, code));
       if (delivered) this.metrics.delivered((this.clock.now().getTime() - Date.parse(delivery.createdAt)) / 1000);
       if (!delivered && !gone) await this.disableIfFailingTooLong(delivery);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, isoTime, loadAggregate, newId, streamName } from '@gensvc/shared';
+import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
 import { endpointsDecider, isEndpointId, WEBHOOK_EVENT_TYPES, WEBHOOKS_STREAM, type DisableReason, type Endpoint, type EndpointsState } from '../../domain/endpoints';
 import { newWebhookSecret } from '../../domain/signature';
 import { SecretBox } from '../../infrastructure/secret-box';
@@ -66,16 +66,7 @@ export class EndpointsService {
     const description = typeof input.description === 'string' ? input.description.trim() || null : null;
     const secret = newWebhookSecret();
     const endpointId = newId('whe');
-    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, {
-      type: 'CreateEndpoint',
-      accountId,
-      endpointId,
-      url,
-      events,
-      description,
-      sealedSecret: this.box.seal(secret),
-      now: isoTime(this.clock.now()),
-    });
+    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'CreateEndpoint', data: { account_id: accountId, endpoint_id: endpointId, url, events, description, sealed_secret: this.box.seal(secret) }, metadata: { now: this.clock.now() } });
     if (result.position !== undefined) await this.engine.waitFor(result.position);
     return { ...this.view(this.endpointOf(result.state, endpointId)), secret };
   }
@@ -98,7 +89,7 @@ export class EndpointsService {
 
   async delete(accountId: string, endpointId: string): Promise<{ id: string; deleted: true }> {
     await this.owned(accountId, endpointId);
-    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'DeleteEndpoint', endpointId, now: isoTime(this.clock.now()) });
+    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'DeleteEndpoint', data: { endpoint_id: endpointId }, metadata: { now: this.clock.now() } });
     if (result.position !== undefined) await this.engine.waitFor(result.position);
     return { id: endpointId, deleted: true };
   }
@@ -106,19 +97,14 @@ export class EndpointsService {
   async rotate(accountId: string, endpointId: string): Promise<EndpointView> {
     await this.owned(accountId, endpointId);
     const secret = newWebhookSecret();
-    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, {
-      type: 'RotateSecret',
-      endpointId,
-      sealedSecret: this.box.seal(secret),
-      now: isoTime(this.clock.now()),
-    });
+    const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'RotateSecret', data: { endpoint_id: endpointId, sealed_secret: this.box.seal(secret) }, metadata: { now: this.clock.now() } });
     if (result.position !== undefined) await this.engine.waitFor(result.position);
     return { ...this.view(this.endpointOf(result.state, endpointId)), secret };
   }
 
   /** Disables an enabled endpoint (410 from it, or failing for too long); idempotent. */
   async disable(accountId: string, endpointId: string, reason: DisableReason): Promise<void> {
-    await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'DisableEndpoint', endpointId, reason, now: isoTime(this.clock.now()) });
+    await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'DisableEndpoint', data: { endpoint_id: endpointId, reason }, metadata: { now: this.clock.now() } });
   }
 
   /** The account's endpoints as stored (for the delivery side), optionally as of before `position`. */

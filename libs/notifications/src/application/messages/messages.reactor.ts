@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsReactor, Clock, EventStore, handleCommand, isoTime, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, Clock, EventStore, handleCommand, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { TASK_STREAM } from '@gensvc/tasks/contracts';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { liveEndpoints, subscribes } from '../../domain/endpoints';
@@ -45,17 +45,7 @@ export class MessagesReactor implements Reactor {
     const messageId = messageIdFor(event.id);
     for (const endpoint of targets) {
       const deliveryId = deliveryIdFor(event.id, endpoint.id);
-      const result = await handleCommand(this.events, streamName(DELIVERY_STREAM, deliveryId), deliveryDecider, {
-        type: 'QueueDelivery',
-        deliveryId,
-        messageId,
-        endpointId: endpoint.id,
-        accountId,
-        eventType: content.type,
-        sourceEventId: event.id,
-        body,
-        now: isoTime(this.clock.now()),
-      });
+      const result = await handleCommand(this.events, streamName(DELIVERY_STREAM, deliveryId), deliveryDecider, { type: 'QueueDelivery', data: { delivery_id: deliveryId, message_id: messageId, endpoint_id: endpoint.id, account_id: accountId, event_type: content.type, source_event_id: event.id, body }, metadata: { now: this.clock.now() } });
       if (result.events.length) this.metrics.queued(content.type);
     }
   }

@@ -93,12 +93,12 @@ export class HttpSupplierChannel extends SupplierChannel {
         await this.submit(state.job, ctx.signal);
       } catch (err) {
         if (err instanceof JobInputError) {
-          await ctx.record({ type: 'FailJob', error: { code: 'INVALID_INPUT', message: err.message } });
+          await ctx.record({ type: 'FailJob', data: { error: { code: 'INVALID_INPUT', message: err.message } } });
           return 'done';
         }
         if (err instanceof SupplierRejection) {
           this.logger.warn({ taskId: state.job.taskId, status: err.status, reason: err.message }, 'supplier refused the job');
-          await ctx.record({ type: 'FailJob', error: { code: 'SUPPLIER_REJECTED', message: 'the supplier refused the job' } });
+          await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_REJECTED', message: 'the supplier refused the job' } } });
           return 'done';
         }
         if (!(err instanceof RetryableSupplierError)) throw err;
@@ -109,7 +109,7 @@ export class HttpSupplierChannel extends SupplierChannel {
         this.logger.warn({ taskId: state.job.taskId, attempt, retryInMs: wait, reason: err.message }, 'submitting to the supplier failed; retrying');
         return { inMs: wait };
       }
-      const after = await ctx.record({ type: 'DispatchJob' });
+      const after = await ctx.record({ type: 'DispatchJob', data: {} });
       if (after.status === 'canceled') {
         // Canceled while the supplier took it: tell the supplier, best effort.
         await this.requestRemoteCancel(state.job.taskId, ctx.signal).catch(() => undefined);
@@ -128,13 +128,13 @@ export class HttpSupplierChannel extends SupplierChannel {
     if (state.cancel === 'checking') {
       const checking = (rt.checkingSeen ??= now) as number;
       if (now - checking >= this.config.cancelTimeoutMs) {
-        const after = await ctx.record({ type: 'ResolveCancel', outcome: 'unconfirmed' });
+        const after = await ctx.record({ type: 'ResolveCancel', data: { outcome: 'unconfirmed' } });
         if (after.status !== 'dispatched') return 'done';
       } else if (typeof rt.cancelAt !== 'number' || now >= rt.cancelAt) {
         try {
           const answer = await this.requestRemoteCancel(state.job.taskId, ctx.signal);
           if (answer === 'canceled' || answer === 'refused') {
-            const after = await ctx.record({ type: 'ResolveCancel', outcome: answer });
+            const after = await ctx.record({ type: 'ResolveCancel', data: { outcome: answer } });
             if (after.status !== 'dispatched') return 'done';
           } else {
             // pending: learn the outcome from the job's status soon
@@ -143,7 +143,7 @@ export class HttpSupplierChannel extends SupplierChannel {
           }
         } catch (err) {
           if (err instanceof SupplierRejection) {
-            const after = await ctx.record({ type: 'ResolveCancel', outcome: 'unconfirmed' });
+            const after = await ctx.record({ type: 'ResolveCancel', data: { outcome: 'unconfirmed' } });
             if (after.status !== 'dispatched') return 'done';
           } else if (err instanceof RetryableSupplierError) {
             const attempt = ((rt.cancelAttempts as number | undefined) ?? 0) + 1;
@@ -163,7 +163,7 @@ export class HttpSupplierChannel extends SupplierChannel {
         if (await this.apply(state, remote, ctx)) return 'done';
       } catch (err) {
         if (err instanceof SupplierRejection && err.status === 404) {
-          await ctx.record({ type: 'FailJob', error: { code: 'SUPPLIER_ERROR', message: 'the supplier lost the job' } });
+          await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: 'the supplier lost the job' } } });
           return 'done';
         }
         if (!(err instanceof RetryableSupplierError) && !(err instanceof SupplierRejection)) throw err;
@@ -189,20 +189,20 @@ export class HttpSupplierChannel extends SupplierChannel {
         return false;
       case 'succeeded': {
         const output = await this.materialize(state.job, remote, ctx.signal);
-        await ctx.record({ type: 'CompleteJob', output });
+        await ctx.record({ type: 'CompleteJob', data: { output } });
         return true;
       }
       case 'failed': {
         const code = remote.error?.code && /^[A-Za-z0-9_.-]{1,60}$/.test(remote.error.code) ? ` (${remote.error.code})` : '';
-        await ctx.record({ type: 'FailJob', error: { code: 'SUPPLIER_ERROR', message: `the supplier could not complete the job${code}` } });
+        await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: `the supplier could not complete the job${code}` } } });
         return true;
       }
       case 'canceled': {
         if (state.status === 'dispatched' && state.cancel !== 'none') {
-          const after = await ctx.record({ type: 'ResolveCancel', outcome: 'canceled' });
+          const after = await ctx.record({ type: 'ResolveCancel', data: { outcome: 'canceled' } });
           return after.status !== 'dispatched';
         }
-        await ctx.record({ type: 'FailJob', error: { code: 'SUPPLIER_CANCELED', message: 'the supplier dropped the job' } });
+        await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_CANCELED', message: 'the supplier dropped the job' } } });
         return true;
       }
     }

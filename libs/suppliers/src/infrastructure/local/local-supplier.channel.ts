@@ -37,7 +37,7 @@ export class LocalSupplierChannel extends SupplierChannel {
     if (state.status === 'queued') {
       const seen = (rt.queuedSeen ??= now) as number;
       if (now < seen + delay) return { inMs: seen + delay - now };
-      const after = await ctx.record({ type: 'DispatchJob' });
+      const after = await ctx.record({ type: 'DispatchJob', data: {} });
       if (after.status !== 'dispatched') return 'done';
       rt.runningSeen = Date.now();
       return { inMs: delay };
@@ -49,13 +49,13 @@ export class LocalSupplierChannel extends SupplierChannel {
       const answerAt = checking + Math.floor(delay / 2);
       if (now < answerAt) return { inMs: answerAt - now };
       const outcome = behavior.cancel === 'refuse' ? 'refused' : behavior.cancel === 'unconfirmed' ? 'unconfirmed' : 'canceled';
-      const after = await ctx.record({ type: 'ResolveCancel', outcome });
+      const after = await ctx.record({ type: 'ResolveCancel', data: { outcome } });
       return after.status === 'dispatched' ? { inMs: 0 } : 'done';
     }
     if (behavior.outcome === 'hang') return 'wait';
     if (now < running + delay) return { inMs: running + delay - now };
     if (behavior.outcome === 'fail') {
-      await ctx.record({ type: 'FailJob', error: { code: 'SUPPLIER_ERROR', message: 'the supplier could not complete the job' } });
+      await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: 'the supplier could not complete the job' } } });
       return 'done';
     }
     let output: SupplierJobOutput;
@@ -63,10 +63,10 @@ export class LocalSupplierChannel extends SupplierChannel {
       output = await this.produce(state.job);
     } catch (err) {
       if (!(err instanceof JobInputError)) throw err;
-      await ctx.record({ type: 'FailJob', error: { code: 'INVALID_INPUT', message: err.message } });
+      await ctx.record({ type: 'FailJob', data: { error: { code: 'INVALID_INPUT', message: err.message } } });
       return 'done';
     }
-    await ctx.record({ type: 'CompleteJob', output });
+    await ctx.record({ type: 'CompleteJob', data: { output } });
     return 'done';
   }
 
