@@ -159,9 +159,10 @@ describe('admin replay over the admin endpoint', () => {
     const v1All: ReplayCompletedV1Data = { replayId: 'rpl_legacy2', projection: null, events: 7, durationMs: 250 };
     await events.appendToStream(streamName('replay', v1.replayId), [{ type: REPLAY_COMPLETED, data: v1, metadata: { schemaVersion: 1 } }]);
     await events.appendToStream(streamName('replay', v1All.replayId), [{ type: REPLAY_COMPLETED, data: v1All, metadata: { schemaVersion: 1 } }]);
-    // stored as version 1, read as version 2
+    // stored as version 1, read as version 3 (through version 2)
     const [stored] = await events.readStream(streamName('replay', v1.replayId));
-    expect(stored.metadata.schemaVersion).toBe(2);
+    expect(stored.metadata.schemaVersion).toBe(3);
+    expect(stored.data).toEqual({ replay_id: 'rpl_legacy1', all: false, projections: ['identity.accounts'], events: 42, seconds: 1.5 });
 
     const state = await replay({ projections: ['operations.replay-history'] });
     expect(state.status).toBe('succeeded');

@@ -1,14 +1,14 @@
 import { eventSchemas, type DomainEvent } from '@gensvc/shared';
 
 /**
- * Audit trail of replays: one stream per replay (`replay-<id>`). Schema version 2 is the
- * current shape; version 1 (`events.v1`) is lifted on read by the upcaster below, so a
- * replay of old streams yields the current shape (DESIGN rule 5).
+ * Audit trail of replays: one stream per replay (`replay-<id>`). Schema version 3 is the
+ * current shape (snake_case like every event); versions 1 and 2 are lifted on read by the
+ * upcasters below, so a replay of old streams yields the current shape (DESIGN rule 5).
  */
 export type ReplayCompleted = DomainEvent<
   'ReplayCompleted',
   {
-    readonly replayId: string;
+    readonly replay_id: string;
     /** True when every projection was rebuilt. */
     readonly all: boolean;
     readonly projections: readonly string[];
@@ -29,8 +29,17 @@ export type OperationsEvent = ReplayCompleted;
 
 export const REPLAY_COMPLETED = 'ReplayCompleted';
 
+/** Version 2 of ReplayCompleted: the current fields, in camelCase. */
+export interface ReplayCompletedV2Data {
+  readonly replayId: string;
+  readonly all: boolean;
+  readonly projections: readonly string[];
+  readonly events: number;
+  readonly seconds: number;
+}
+
 /** v1 → v2: a single optional projection becomes a list plus `all`; milliseconds become seconds. */
-export function upcastReplayCompletedV1(d: ReplayCompletedV1Data): ReplayCompleted['data'] {
+export function upcastReplayCompletedV1(d: ReplayCompletedV1Data): ReplayCompletedV2Data {
   return {
     replayId: d.replayId,
     all: d.projection === null,
@@ -40,4 +49,10 @@ export function upcastReplayCompletedV1(d: ReplayCompletedV1Data): ReplayComplet
   };
 }
 
+/** v2 → v3: snake_case. */
+export function upcastReplayCompletedV2({ replayId, ...rest }: ReplayCompletedV2Data): ReplayCompleted['data'] {
+  return { replay_id: replayId, ...rest };
+}
+
 eventSchemas.upcast(REPLAY_COMPLETED, 1, upcastReplayCompletedV1);
+eventSchemas.upcast(REPLAY_COMPLETED, 2, upcastReplayCompletedV2);

@@ -18,11 +18,11 @@ const projection = documentProjection<ReplayHistoryDoc, ReplayCompleted>({
   name: 'operations.replay-history',
   collection: REPLAY_HISTORY,
   handles: [REPLAY_COMPLETED],
-  documentId: (e) => e.data.replayId,
+  documentId: (e) => e.data.replay_id,
   evolve: (_doc, e) => {
     const d = e.data;
     return {
-      replay_id: d.replayId,
+      replay_id: d.replay_id,
       all: d.all,
       projections: [...d.projections],
       events: d.events,

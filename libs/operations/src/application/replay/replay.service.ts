@@ -265,7 +265,7 @@ export class ReplayService {
   private async record(id: string, all: boolean, result: ReplayResult): Promise<void> {
     const event: ReplayCompleted = {
       type: REPLAY_COMPLETED,
-      data: { replayId: id, all, projections: result.projections, events: result.events, seconds: result.seconds },
+      data: { replay_id: id, all, projections: result.projections, events: result.events, seconds: result.seconds },
     };
     const appended = await this.events.appendToStream(streamName('replay', id), [toNewEvent(event)], { expectedRevision: 'no_stream' });
     await this.engine.waitFor(appended.position);
