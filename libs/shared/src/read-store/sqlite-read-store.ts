@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { find as mingoFind, update as applyUpdate } from 'mingo';
+import { find as mingoFind } from 'mingo';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
 import { filterMatcher } from './simple-filter';
-import { cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from './documents';
+import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from './documents';
 
 export interface SqliteReadStoreOptions {
   /** Page cache of the connection in MiB (the store's memory bound besides one query's rows). */
@@ -811,14 +811,14 @@ class SqliteCollection implements Collection<Doc> {
     if (hit) {
       if (hit.matches) {
         const next = cloneDocument(hit.d.doc!);
-        applyUpdate(next, stripOnInsert(update) as never);
+        applyUpdateFast(next, stripOnInsert(update));
         hit.d.doc = jsonCopy({ ...next, _id: hit.d.doc!._id });
         hit.d.dirty = true;
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
       const seed = upsertSeed(filter);
-      applyUpdate(seed, withOnInsert(update) as never);
+      applyUpdateFast(seed as Doc, withOnInsert(update));
       if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
       this.insertPending(hit.p, seed as Doc);
       return { matched: 0, upserted: true };
@@ -829,14 +829,14 @@ class SqliteCollection implements Collection<Doc> {
       const row = meta && this.rows(meta, filter, { limit: 1 })[0];
       if (meta && row) {
         const next = JSON.parse(row.body) as Doc;
-        applyUpdate(next, stripOnInsert(update) as never);
+        applyUpdateFast(next, stripOnInsert(update));
         this.replace(meta, row, { ...next, _id: row.id });
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
       const seed = upsertSeed(filter);
       if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
-      applyUpdate(seed, withOnInsert(update) as never);
+      applyUpdateFast(seed as Doc, withOnInsert(update));
       this.insert(this.store.ensure(this.name), seed as Doc);
       return { matched: 0, upserted: true };
     });
@@ -851,7 +851,7 @@ class SqliteCollection implements Collection<Doc> {
       const rows = this.rows(meta, filter, {});
       for (const row of rows) {
         const next = JSON.parse(row.body) as Doc;
-        applyUpdate(next, stripOnInsert(update) as never);
+        applyUpdateFast(next, stripOnInsert(update));
         try {
           this.replace(meta, row, { ...next, _id: row.id });
         } catch (err) {
