@@ -10,9 +10,15 @@
 FROM node:24-bookworm AS build
 WORKDIR /app
 # better-sqlite3 compiles with node-gyp when no prebuilt binary fits; this image has the toolchain.
+# The workspaces' manifests (and the CLI's prepare script, which npm ci runs) come first, so
+# the dependency layer stays cached while only sources change.
 COPY package.json package-lock.json ./
+COPY packages/sdk/package.json packages/sdk/
+COPY apps/cli/package.json apps/cli/
+COPY apps/cli/scripts apps/cli/scripts
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY packages packages
 COPY apps apps
 COPY libs libs
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
@@ -26,6 +32,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+# The server loads the agent tools from the SDK package (node_modules/@gensvc/sdk links here).
+COPY --from=build /app/packages/sdk/package.json packages/sdk/
+COPY --from=build /app/packages/sdk/dist packages/sdk/dist
 COPY --from=build /app/libs/catalogue/catalogue libs/catalogue/catalogue
 RUN mkdir -p /data && chown node:node /data
 USER node

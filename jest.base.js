@@ -15,7 +15,7 @@ moduleNameMapper['^@gensvc/sdk/(.*)$'] = '<rootDir>/packages/sdk/src/$1.ts';
 moduleNameMapper['^(\\.{1,2}/.*)\\.js$'] = '$1';
 const esmPackages = [
   '@nestjs', '@borewit', '@tokenizer', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', 'ulid',
-  'oauth4webapi', 'fast-check', 'pure-rand', '@standard-schema', '@modelcontextprotocol', 'pkce-challenge',
+  'oauth4webapi', 'fast-check', 'pure-rand', '@standard-schema', '@modelcontextprotocol', 'pkce-challenge', '@seriousme',
 ];
 module.exports = {
   rootDir: __dirname,

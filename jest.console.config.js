@@ -15,6 +15,11 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(preact|@testing-library/preact)/)'],
   testEnvironmentOptions: { customExportConditions: ['require', 'default'] },
-  moduleNameMapper: { '\\.css$': '<rootDir>/apps/console/src/testing/empty.js' },
+  moduleNameMapper: {
+    '\\.css$': '<rootDir>/apps/console/src/testing/empty.js',
+    // The SDK from its sources, whose imports name siblings as `./x.js`.
+    '^@gensvc/sdk$': '<rootDir>/packages/sdk/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };

@@ -2,8 +2,10 @@
 # Schemathesis against a live server: builds (unless SKIP_BUILD=1), starts the API on a free
 # loopback port with a fresh DATA_DIR, makes an account with credit and an API key through the
 # admin CLI, then fuzzes the served /v1/openapi.json with every check, within FUZZ_MAX_TIME
-# seconds (default 170). Exits non-zero on any failure. Schemathesis (pinned) lives in
-# .venv-tools, created on first use from PyPI.
+# seconds (default 170). Exits non-zero on any failure, on any Schemathesis error and on any
+# error the server logs. Schemathesis (pinned) lives in .venv-tools, created on first use from
+# PyPI. One worker by default (FUZZ_WORKERS): more have hit an internal error of Schemathesis
+# on Python 3.11. FUZZ_SEED replays a run's generation (each run prints its seed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -157,6 +158,42 @@ describe('web console (Chromium)', () => {
     expect(whole.headers()['content-disposition']).toMatch(/^attachment/);
     await check();
     await shot('asset-preview');
+  });
+
+  it('uploads through the SDK: the type from the bytes, the SHA-256 from Web Crypto, a broken transfer sent again to the same upload', async () => {
+    await go('/console/assets', 'Assets');
+    const body = Buffer.from('{"fox": {"colour": "red", "legs": 4}}\n');
+    const prepares: Record<string, unknown>[] = [];
+    const puts: string[] = [];
+    const onRequest = (r: { method(): string; url(): string; postDataJSON(): unknown }) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/uploads/prepare')) prepares.push(r.postDataJSON() as Record<string, unknown>);
+      if (r.method() === 'PUT') puts.push(r.url());
+    };
+    page.on('request', onRequest);
+    // The first transfer breaks off: the SDK reads the upload again and sends the file again.
+    let broken = 0;
+    await page.route('**/v1/uploads/*/content', (route) => (broken++ === 0 ? route.abort('connectionreset') : route.continue()));
+    const errorsBefore = browser.errors.length;
+    // The browser knows no type for this name; the SDK reads it from the bytes.
+    await page.getByLabel('Upload files').setInputFiles({ name: 'fox-facts', mimeType: 'application/octet-stream', buffer: body });
+    const item = page.getByTestId('upload-item').first();
+    await item.getByText('Uploaded').waitFor();
+    await page.unroute('**/v1/uploads/*/content');
+    page.off('request', onRequest);
+    // the one console error is the broken transfer this test caused
+    const caused = browser.errors.splice(errorsBefore);
+    expect(caused.every((e) => /ERR_CONNECTION_RESET/.test(e))).toBe(true);
+    const checksum = createHash('sha256').update(body).digest('hex');
+    await item.getByText(`SHA-256 ${checksum}`).waitFor();
+    expect(await item.getByText('application/json').count()).toBe(1);
+    expect(prepares).toEqual([{ name: 'fox-facts', mime: 'application/json', size: body.length, checksum, idempotency_key: expect.any(String) }]);
+    expect(puts).toHaveLength(2);
+    expect(new Set(puts).size).toBe(1);
+    await item.getByRole('link', { name: 'Open the file' }).click();
+    await page.getByRole('heading', { level: 1, name: 'fox-facts' }).waitFor();
+    await page.getByTestId('preview-text').waitFor();
+    expect(await page.getByTestId('preview-text').textContent()).toContain('"colour": "red"'); // pretty-printed JSON
+    await check();
   });
 
   it('runs a task from the models page after showing the quote, and watches it succeed', async () => {

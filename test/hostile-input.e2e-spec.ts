@@ -156,6 +156,23 @@ describe('hostile input', () => {
     expectError((await t.http().get('/v1/nothing-here').expect(404)).body, 'NOT_FOUND');
   });
 
+
+  it('answers another method with a body 405 and Allow before reading the body (never 415 from the body parser)', async () => {
+    for (const [method, path, type, body, allow] of [
+      ['PUT', '/token', 'application/x-www-form-urlencoded', 'grant_type=authorization_code&code=x', 'POST'],
+      ['PUT', '/revoke', 'application/x-www-form-urlencoded', 'token=x', 'POST'],
+      ['POST', '/v1/uploads/up_x/content', 'image/png', '\x89PNG', 'PUT'],
+      ['PUT', '/v1/quotes', 'text/plain', 'hello', 'POST'],
+      ['DELETE', '/mcp', 'application/json', '{"jsonrpc":"2.0","id":1,"method":"ping"}', 'POST'],
+    ] as const) {
+      const res = await rawRequest(
+        port,
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acc.apiKey}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body, 'latin1')}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect({ method, path, status: res.status, allow: res.headers['allow'] }).toEqual({ method, path, status: 405, allow });
+      expectError(JSON.parse(res.body), 'METHOD_NOT_ALLOWED');
+    }
+  });
   it('ignores a Range of another unit (full 200) and keeps 416 for bad byte ranges', async () => {
     const bytes = Buffer.from('hello, ranges');
     const up = await t.http().post('/v1/uploads').set(bearer(acc)).set('Content-Type', 'text/plain').set('X-Filename', 'r.txt').send(bytes).expect(201);

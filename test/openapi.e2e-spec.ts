@@ -1,3 +1,5 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
@@ -57,7 +59,7 @@ class ResponseChecker {
 }
 
 /** MCP and its resource metadata: exercised, with their answers, by test/mcp-http.e2e-spec.ts. */
-const MCP_ROUTES = ['GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'GET /mcp', 'DELETE /mcp', 'POST /mcp'];
+const MCP_ROUTES = ['GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp', 'POST /mcp'];
 
 describe('OpenAPI document', () => {
   let t: TestApp;
@@ -90,6 +92,23 @@ describe('OpenAPI document', () => {
       },
       uploadToken: { type: 'apiKey', in: 'header', name: 'X-Upload-Token', description: expect.any(String) },
     });
+  });
+
+  it('is a valid OpenAPI 3.1 document: no error from Redocly\'s recommended rules, none against the OpenAPI 3.1 schema', async () => {
+    const source = JSON.stringify(doc);
+    const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location.map((l) => l.pointer).join(' ')}: ${p.message}`);
+    expect(errors).toEqual([]);
+    const official = await new Validator().validate(JSON.parse(source));
+    expect(official).toEqual({ valid: true });
+  });
+
+  it('fails the validators on a known error class (a header written as a bare schema)', async () => {
+    const broken = JSON.parse(JSON.stringify(doc));
+    broken.paths['/v1/wallet'].get.responses['429'].headers['Retry-After'] = { type: 'integer', minimum: 1 };
+    const problems = await lintFromString({ source: JSON.stringify(broken), absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+    expect(problems.filter((p) => p.severity === 'error').map((p) => p.ruleId)).toContain('struct');
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
   it('names the agent tools as operationIds, each id once', () => {

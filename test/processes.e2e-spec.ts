@@ -7,6 +7,7 @@ import { StandInSupplier } from '@gensvc/suppliers/testing/stand-in-supplier';
 import { catalogueWithHttpChannel } from '@gensvc/suppliers/testing/test-catalogue';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
 import { API_ENTRY, startServer, type ServerProcess } from './support/processes';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * Several processes on one DATA_DIR (CONTRACT §13): the roles, limits that hold across
@@ -147,6 +148,73 @@ describe('processes sharing one data directory', () => {
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(8);
     expect(answers.filter((r) => r.status !== 200).map((r) => r.body.error.code)).toEqual(Array(4).fill('UPLOAD_LIMIT_REACHED'));
+  });
+
+  it('storage cleanup runs in one of two workers: each deleted asset’s bytes are removed once', async () => {
+    const key = await account();
+    const api = await start({ PROCESS_ROLE: 'api' });
+    const workers = [await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' }), await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' })];
+    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
+    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
+    const assets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = await call(api.url, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() });
+      expect(p.status).toBe(200);
+      expect((await fetch(`${api.url}/v1/uploads/${p.body.upload_id}/content`, { method: 'PUT', headers: p.body.upload.headers, body: png })).status).toBe(200);
+      const done = await call(api.url, key, 'POST', `/v1/uploads/${p.body.upload_id}/complete`, {});
+      expect(done.status).toBe(200);
+      assets.push(done.body.asset_id);
+    }
+    for (const id of assets) expect((await call(api.url, key, 'DELETE', `/v1/assets/${id}`)).status).toBe(200);
+    const removals = (w: ServerProcess) => w.stderr().split('\n').filter((l) => l.includes('removed stored object') && l.includes('AssetDeleted')).length;
+    await until('the bytes of the four deleted assets removed', async () => workers.reduce((n, w) => n + removals(w), 0) >= 4);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(workers.map(removals).sort()).toEqual([0, 4]);
+  });
+
+  it('an api process never sends webhooks (no resume at start, no retry on request); a worker does', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      // One attempt, then a wait of an hour: only a retry on request or a resume can send again.
+      const env = { WEBHOOKS_ALLOW_LOCAL: '1', WEBHOOK_RETRY_SCHEDULE: '3600' };
+      const key = await account(env);
+      const api = await start({ ...env, PROCESS_ROLE: 'api' });
+      const ep = await call(api.url, key, 'POST', '/v1/webhook-endpoints', { url: `${receiver.url}/roles`, events: ['task.created'] });
+      expect(ep.status).toBe(201);
+      receiver.answer('/roles', 500, 204);
+      await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'roles' } });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.on('/roles')).toHaveLength(0); // the api process neither builds nor sends messages
+
+      const worker = await start({ ...env, PROCESS_ROLE: 'worker' });
+      await receiver.until((r) => r.some((m) => m.path === '/roles'));
+      const deliveries = async (base: string) => (await call(base, key, 'GET', `/v1/webhook-endpoints/${ep.body.id}/deliveries`)).body.data as { id: string; message_id: string; status: string; attempts: { status_code: number | null }[] }[];
+      await until('the refused attempt to be recorded', async () => (await deliveries(api.url))[0]?.status === 'retrying');
+      const [refused] = await deliveries(api.url);
+      expect(refused.attempts).toEqual([expect.objectContaining({ status_code: 500 })]);
+      await worker.kill();
+
+      // Asked of the api process, the retry is recorded (the delivery is due now) but not sent,
+      // neither by that process nor by another api process starting on the same store.
+      const retry = await call(api.url, key, 'POST', `/v1/webhook-endpoints/${ep.body.id}/deliveries/${refused.id}/retry`);
+      expect(retry.status).toBe(202);
+      const api2 = await start({ ...env, PROCESS_ROLE: 'api' });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.on('/roles')).toHaveLength(1);
+      expect((await deliveries(api2.url))[0]).toMatchObject({ id: refused.id, status: 'pending', attempts: [{ status_code: 500 }] });
+
+      // A worker starting later sends it: the same message, delivered.
+      await start({ ...env, PROCESS_ROLE: 'worker' });
+      const [, second] = await receiver.until((r) => {
+        const got = r.filter((m) => m.path === '/roles');
+        return got.length >= 2 && got;
+      });
+      expect(second.headers['webhook-id']).toBe(refused.message_id);
+      await until('the delivery to be delivered', async () => (await deliveries(api2.url))[0]?.status === 'delivered');
+      expect(receiver.on('/roles')).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
   });
 
   describe('with an external supplier', () => {

@@ -11,6 +11,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   plugins: [preact()],
+  // The API client is the TypeScript SDK, bundled from its sources (as the server's build and
+  // the tests use it), so the console needs no separate SDK build first.
+  resolve: { alias: [{ find: /^@gensvc\/sdk$/, replacement: fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url)) }] },
   build: {
     outDir: fileURLToPath(new URL('../../dist/console', import.meta.url)),
     emptyOutDir: true,

@@ -21,6 +21,8 @@ export const CHROMIUM_FLAGS = [
 const ROOT = join(__dirname, '..', '..');
 const CONSOLE_SRC = join(ROOT, 'apps', 'console');
 const CONSOLE_DIST = join(ROOT, 'dist', 'console', 'index.html');
+/** The SDK's sources, bundled into the console. */
+const SDK_SRC = join(ROOT, 'packages', 'sdk', 'src');
 
 function newest(dir: string): number {
   let t = 0;
@@ -32,9 +34,9 @@ function newest(dir: string): number {
   return t;
 }
 
-/** Builds the console (vite) unless dist/console is newer than its sources. */
+/** Builds the console (vite) unless dist/console is newer than its sources and the SDK's. */
 export function buildConsole(): void {
-  if (existsSync(CONSOLE_DIST) && statSync(CONSOLE_DIST).mtimeMs >= newest(CONSOLE_SRC)) return;
+  if (existsSync(CONSOLE_DIST) && statSync(CONSOLE_DIST).mtimeMs >= Math.max(newest(CONSOLE_SRC), newest(SDK_SRC))) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', join(CONSOLE_SRC, 'vite.config.mts'), '--logLevel', 'warn'], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],

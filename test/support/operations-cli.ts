@@ -19,8 +19,12 @@ function checkoutLock(name: string): string {
  * serialized across the test files of this checkout by a lock, so parallel suites do not write
  * dist/ together.
  * Type errors elsewhere do not stop tsc from emitting; only a missing entry point fails.
+ * The SDK is built first (under the CLI's lock, which builds it too): the API imports
+ * `@gensvc/sdk`, which the build leaves a package import only when the package's dist/ exists.
  */
 export function buildApps(entry: string): void {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  spawnSync('flock', [checkoutLock('cli-build'), process.execPath, tsc, '-b', join(ROOT, 'packages', 'sdk')], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
   const nest = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
   spawnSync('flock', [checkoutLock('e2e-build'), process.execPath, nest, 'build', 'api'], { cwd: ROOT, stdio: 'ignore', timeout: 300_000 });
   if (!existsSync(entry)) throw new Error(`${entry} did not build`);

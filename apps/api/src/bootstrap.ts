@@ -35,9 +35,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   if (!servesApi(config.processRole)) app.use(healthOnly);
   app.use(CORS_PATHS, corsMiddleware());
   app.use(consoleStatic(config.publicBaseUrl));
-  app.use(bodyParsers(config.jsonBodyLimit));
-  app.useGlobalPipes(createValidationPipe());
   let allowed: AllowedMethods = () => [];
+  app.use(bodyParsers(config.jsonBodyLimit, (path) => allowed(path)));
+  app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger, (path) => allowed(path)));
   app.enableShutdownHooks();
   await app.init();

@@ -2,8 +2,8 @@
 /*
  * `gensvc`: the client CLI and local MCP server (apps/cli, on @gensvc/sdk). Runs the build
  * output, rebuilding it first (tsc -b: the CLI and the SDK it references) when it is missing
- * or older than a source file. Build output goes to stderr: stdout carries only the command's
- * output (or the MCP protocol).
+ * or older than a source file of the checkout it runs from. Build output goes to stderr:
+ * stdout carries only the command's output (or the MCP protocol).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
@@ -30,7 +30,7 @@ const sources = [join(cliRoot, 'src'), join(sdkRoot, 'src')];
 const configs = [join(cliRoot, 'tsconfig.json'), join(sdkRoot, 'tsconfig.json')].filter(existsSync);
 const built = existsSync(entry) ? statSync(entry).mtimeMs : 0;
 const stale = !built || Math.max(...sources.map(newest), ...configs.map((c) => statSync(c).mtimeMs)) > built;
-if (stale && existsSync(join(cliRoot, 'src'))) {
+if (stale && existsSync(join(cliRoot, 'src')) && existsSync(join(sdkRoot, 'src'))) {
   const tsc = createRequire(join(cliRoot, 'package.json')).resolve('typescript/bin/tsc');
   const build = spawnSync(process.execPath, [tsc, '-b', join(cliRoot, 'tsconfig.json')], { cwd: cliRoot, stdio: ['ignore', 2, 2] });
   if (build.status !== 0 || !existsSync(entry)) {
@@ -40,4 +40,9 @@ if (stale && existsSync(join(cliRoot, 'src'))) {
   const now = new Date();
   utimesSync(entry, now, now); // up to date even when tsc had nothing to rewrite
 }
+// A reader that stops early (`gensvc models | head`) ends the output, not in an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 await import(pathToFileURL(entry).href);

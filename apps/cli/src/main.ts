@@ -6,6 +6,7 @@ import { uploadFile } from '@gensvc/sdk/node';
 import { downloadAsset, type Downloaded } from './downloads.js';
 import { outputMode, print, printError, type OutputMode } from './output.js';
 import { byteProgress, statusLine } from './progress.js';
+import { registerWebhooks } from './webhooks.js';
 
 /** Exit status: 0 done; 1 error; 2 usage; 3 `run`'s task failed or was canceled. */
 const EXIT = { error: 1, usage: 2, taskFailed: 3 } as const;
@@ -291,6 +292,8 @@ Errors go to stderr (the API's error object in JSON mode). Exit status: 0 done; 
     .action(act('voices', (c, _g, o: { page?: string; limit?: string }) => c.voices.list({ page: o.page as never, limit: o.limit as never })));
   voices.command('get').description('one voice').argument('<id>').action(act(undefined, (c, _g, id: string) => c.voices.get(id)));
   voices.command('delete').description('delete a voice').argument('<id>').action(act(undefined, (c, _g, id: string) => c.voices.delete(id)));
+
+  registerWebhooks(root, act);
 
   root
     .command('mcp')

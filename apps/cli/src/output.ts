@@ -42,6 +42,19 @@ export const COLUMNS: Record<string, string[]> = {
   tasks: ['id', 'status', 'model', 'title', 'max_amount', 'charged_amount', 'created_at'],
   billing: ['id', 'task_id', 'model', 'charged_amount', 'released_amount', 'settlement_status', 'created_at'],
   voices: ['id', 'name', 'status', 'created_at'],
+  webhooks: ['id', 'url', 'events', 'status', 'description', 'created_at'],
+  deliveries: ['id', 'event_type', 'status', 'attempts', 'last_attempt', 'next_attempt_at', 'message_id'],
+};
+
+type Row = Record<string, unknown>;
+
+/** How an item of a list shows in a table, by command, when it is not its own fields. */
+const ROWS: Record<string, (item: Row) => Row> = {
+  deliveries: (d) => {
+    const attempts = Array.isArray(d.attempts) ? (d.attempts as Row[]) : [];
+    const last = attempts[attempts.length - 1];
+    return { ...d, attempts: attempts.length, last_attempt: last ? (last.status_code ?? last.error) : null };
+  },
 };
 
 function isList(v: unknown): v is { data: Record<string, unknown>[]; page?: number; has_more?: boolean } {
@@ -54,7 +67,7 @@ export function human(result: unknown, kind?: string): string {
     if (result.data.length === 0) return '(none)';
     const first = result.data[0];
     const columns = (kind && COLUMNS[kind]) || (typeof first === 'object' && first !== null ? Object.keys(first).filter((k) => typeof first[k] !== 'object' || Array.isArray(first[k])).slice(0, 7) : []);
-    const rows = result.data.map((d) => (typeof d === 'object' && d !== null ? d : { value: d }));
+    const rows = result.data.map((d) => (typeof d === 'object' && d !== null ? (kind && ROWS[kind] ? ROWS[kind](d) : d) : { value: d }));
     const more = result.has_more ? `\npage ${result.page}; more with --page ${(result.page ?? 1) + 1}` : '';
     return `${table(rows, columns.length ? columns : ['value'])}${more}`;
   }

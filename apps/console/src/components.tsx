@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Asset } from './api';
+import { ApiError, NetworkError, type Asset } from './api';
 import { formatAmount, formatBytes, formatTime, humanize } from './format';
 import { PREVIEW_LIMIT, prettyJson, previewKind, readTextPreview, type TextPreview } from './preview';
 
@@ -56,12 +56,12 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   return (
     <div class="alert alert-error" role="alert">
       <p class="alert-title">{title ?? 'Something went wrong'}</p>
-      <p>{e ? e.message : error instanceof Error ? error.message : String(error)}</p>
+      <p>{e ? e.message : error instanceof NetworkError ? 'The service cannot be reached. Check the connection and try again.' : error instanceof Error ? error.message : String(error)}</p>
       {e && (
         <p class="alert-meta">
           <span>Code <code>{e.code}</code></span>
           {e.requestId && <span>Request ID <code>{e.requestId}</code></span>}
-          {e.retryAfter !== null && <span>Try again in {e.retryAfter} s</span>}
+          {e.retryAfter !== undefined && <span>Try again in {e.retryAfter} s</span>}
         </p>
       )}
     </div>

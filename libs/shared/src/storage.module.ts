@@ -13,6 +13,8 @@ import { SqliteCheckpointStore, SqliteEventStore } from './event-sourcing/sqlite
 import { MongoCheckpointStore, MongoReadStore } from './read-store/mongo-read-store';
 import { ReadStore } from './read-store/read-store.port';
 import { SqliteReadStore } from './read-store/sqlite-read-store';
+import { ConsumerGroups } from './event-sourcing/consumer-groups.port';
+import { EsdbConsumerGroups } from './event-sourcing/esdb-consumer-groups';
 import { LeaseStore } from './leases/lease-store.port';
 import { ReadStoreLeaseStore } from './leases/read-store-lease-store';
 import { SqliteLeaseStore } from './leases/sqlite-lease-store';
@@ -32,6 +34,8 @@ export async function createStores(config: AppConfig): Promise<{
   readStore: ReadStore;
   blobs: BlobStore;
   leases: LeaseStore;
+  /** Competing consumers (EventStoreDB persistent subscriptions); null on the embedded event store. */
+  consumerGroups: ConsumerGroups | null;
 }> {
   const opened: { close(): Promise<void> }[] = [];
   try {
@@ -46,11 +50,13 @@ export async function createStores(config: AppConfig): Promise<{
     }
     let events: EventStore;
     let checkpoints: CheckpointStore;
+    let consumerGroups: ConsumerGroups | null = null;
     if (config.eventStoreUrl) {
       const esdb = new EsdbEventStore(config.eventStoreUrl);
       opened.push(esdb);
       await esdb.ping();
       events = esdb;
+      consumerGroups = opening(new EsdbConsumerGroups(config.eventStoreUrl), opened);
       checkpoints = mongo ? new MongoCheckpointStore(mongo.db) : opening(SqliteCheckpointStore.open(join(config.dataDir, 'checkpoints.db')), opened);
     } else {
       const sqlite = new SqliteEventStore(join(config.dataDir, 'events.db'));
@@ -69,7 +75,7 @@ export async function createStores(config: AppConfig): Promise<{
     // Leases are shared by every process on the same stores: in MongoDB when it is
     // configured, else in DATA_DIR/leases.db (processes on one machine).
     const leases = mongo ? new ReadStoreLeaseStore(mongo) : opening(new SqliteLeaseStore(join(config.dataDir, 'leases.db')), opened);
-    return { events, checkpoints, readStore, blobs, leases };
+    return { events, checkpoints, readStore, blobs, leases, consumerGroups };
   } catch (err) {
     await Promise.allSettled(opened.map((s) => s.close()));
     throw err;
@@ -91,6 +97,7 @@ class StoreCloser implements OnApplicationShutdown {
     @Inject(BlobStore) private readonly blobs: BlobStore,
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
     @Inject(LeaseStore) private readonly leases: LeaseStore,
+    @Inject('STORES') private readonly stores: Stores,
     private readonly engine: SubscriptionEngine,
   ) {}
   async onApplicationShutdown(): Promise<void> {
@@ -100,6 +107,7 @@ class StoreCloser implements OnApplicationShutdown {
       this.readStore.close(),
       this.blobs.close(),
       this.leases.close(),
+      ...(this.stores.consumerGroups ? [this.stores.consumerGroups.close()] : []),
       ...(this.checkpoints instanceof SqliteCheckpointStore ? [this.checkpoints.close()] : []),
     ]);
   }
@@ -125,10 +133,12 @@ export class StorageModule {
         { provide: ReadStore, useFactory: (s: Stores) => s.readStore, inject: ['STORES'] },
         { provide: BlobStore, useFactory: (s: Stores) => s.blobs, inject: ['STORES'] },
         { provide: LeaseStore, useFactory: (s: Stores) => s.leases, inject: ['STORES'] },
+        // null on the embedded event store: work that needs competing consumers uses leases there.
+        { provide: ConsumerGroups, useFactory: (s: Stores) => s.consumerGroups, inject: ['STORES'] },
         SubscriptionEngine,
         StoreCloser,
       ],
-      exports: [AppConfig, Clock, EventStore, CheckpointStore, ReadStore, BlobStore, LeaseStore, SubscriptionEngine],
+      exports: [AppConfig, Clock, EventStore, CheckpointStore, ReadStore, BlobStore, LeaseStore, ConsumerGroups, SubscriptionEngine],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { AppConfig } from '@gensvc/shared';
+import { AppConfig, ConsumerGroups, LeaseStore } from '@gensvc/shared';
 import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
@@ -8,6 +8,7 @@ import { SupplierCallbacks } from './application/supplier-callbacks';
 import { SupplierChannels } from './application/supplier-channel';
 import { ChannelVoiceRemover, SupplierChannelRegistry } from './application/supplier-channel-registry';
 import { SupplierGatewayService } from './application/supplier-gateway.service';
+import { SupplierJobClaims, supplierJobClaims } from './application/supplier-job-claims';
 import { SupplierJobRunner } from './application/supplier-job-runner';
 import { SupplierJobWorker } from './application/supplier-job-worker.reactor';
 import { SupplierJobsProjection } from './application/supplier-jobs.projection';
@@ -28,6 +29,12 @@ import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
     JobResources,
     LocalSupplierChannel,
     { provide: SupplierChannels, useClass: SupplierChannelRegistry },
+    {
+      // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
+      provide: SupplierJobClaims,
+      useFactory: supplierJobClaims,
+      inject: [ConsumerGroups, LeaseStore, SupplierSettings],
+    },
     SupplierJobRunner,
     SupplierJobWorker,
     SupplierJobsProjection,

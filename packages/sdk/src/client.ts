@@ -22,6 +22,13 @@ import type {
   Voice,
   VoiceListQuery,
   Wallet,
+  WebhookDelivery,
+  WebhookDeliveryListQuery,
+  WebhookEndpoint,
+  WebhookEndpointCreateRequest,
+  WebhookEndpointDeleted,
+  WebhookEndpointListQuery,
+  WebhookRetryAccepted,
 } from './types.js';
 import { TERMINAL_TASK_STATUSES } from './types.js';
 import { uploadBlob, type BlobUploadOptions } from './upload.js';
@@ -243,6 +250,31 @@ export class Gensvc {
     iterate: (query: VoiceListQuery = {}, o: { signal?: AbortSignal } = {}) => this.iterate<Voice, VoiceListQuery>((q) => this.voices.list(q, o), query),
     get: (id: string, o: { signal?: AbortSignal } = {}) => this.request<Voice>('GET', `/v1/voices/${enc(id)}`, o),
     delete: (id: string, o: { signal?: AbortSignal } = {}) => this.request<Voice>('DELETE', `/v1/voices/${enc(id)}`, o),
+  };
+
+  /**
+   * Webhook endpoints (result notifications) and their deliveries. The signing `secret` is in
+   * the answers of `create` and `rotateSecret` only. Neither is repeated after a lost answer
+   * (a second create makes a second endpoint, a second rotation another secret).
+   */
+  readonly webhookEndpoints = {
+    create: (body: WebhookEndpointCreateRequest, o: { signal?: AbortSignal } = {}) => this.request<WebhookEndpoint>('POST', '/v1/webhook-endpoints', { body, ...o }),
+    list: (query: WebhookEndpointListQuery = {}, o: { signal?: AbortSignal } = {}) => this.request<Page<WebhookEndpoint>>('GET', '/v1/webhook-endpoints', { query, ...o }),
+    iterate: (query: WebhookEndpointListQuery = {}, o: { signal?: AbortSignal } = {}) =>
+      this.iterate<WebhookEndpoint, WebhookEndpointListQuery>((q) => this.webhookEndpoints.list(q, o), query),
+    get: (id: string, o: { signal?: AbortSignal } = {}) => this.request<WebhookEndpoint>('GET', `/v1/webhook-endpoints/${enc(id)}`, o),
+    /** Deletes the endpoint; nothing is sent to it afterwards. */
+    delete: (id: string, o: { signal?: AbortSignal } = {}) => this.request<WebhookEndpointDeleted>('DELETE', `/v1/webhook-endpoints/${enc(id)}`, o),
+    /** A new signing secret (in the answer); the previous one keeps signing beside it for 24 hours. */
+    rotateSecret: (id: string, o: { signal?: AbortSignal } = {}) => this.request<WebhookEndpoint>('POST', `/v1/webhook-endpoints/${enc(id)}/rotate-secret`, { body: {}, ...o }),
+    /** The endpoint's deliveries, newest first, each with its attempts. */
+    deliveries: (id: string, query: WebhookDeliveryListQuery = {}, o: { signal?: AbortSignal } = {}) =>
+      this.request<Page<WebhookDelivery>>('GET', `/v1/webhook-endpoints/${enc(id)}/deliveries`, { query, ...o }),
+    iterateDeliveries: (id: string, query: WebhookDeliveryListQuery = {}, o: { signal?: AbortSignal } = {}) =>
+      this.iterate<WebhookDelivery, WebhookDeliveryListQuery>((q) => this.webhookEndpoints.deliveries(id, q, o), query),
+    /** Sends a delivery again (the same message, the same webhook-id); repeating is harmless. */
+    retryDelivery: (id: string, deliveryId: string, o: { signal?: AbortSignal } = {}) =>
+      this.request<WebhookRetryAccepted>('POST', `/v1/webhook-endpoints/${enc(id)}/deliveries/${enc(deliveryId)}/retry`, { body: {}, idempotent: true, ...o }),
   };
 
   /** Items of every page from `query.page` (default 1) on, fetching a page only when needed. */

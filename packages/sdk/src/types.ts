@@ -25,6 +25,16 @@ export type Asset = Schemas['Asset'];
 export type AssetDeleted = Schemas['AssetDeleted'];
 export type Voice = Schemas['Voice'];
 export type VoiceList = Schemas['VoiceList'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointList = Schemas['WebhookEndpointList'];
+export type WebhookEndpointDeleted = Schemas['WebhookEndpointDeleted'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryList = Schemas['WebhookDeliveryList'];
+export type WebhookRetryAccepted = Schemas['WebhookRetryAccepted'];
+/** An event type a message can have (`task.succeeded`, ...). */
+export type WebhookEventType = WebhookDelivery['event_type'];
+/** The body of `POST /v1/webhook-endpoints`: `events` is event types, or `["*"]` for all. */
+export type WebhookEndpointCreateRequest = Pick<WebhookEndpoint, 'url' | 'events'> & Pick<Schemas['CreateWebhookEndpointDto'], 'description'>;
 
 type Query<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
 
@@ -32,6 +42,8 @@ export type ModelListQuery = Query<'catalogue.models.list'>;
 export type TaskListQuery = Query<'tasks.list'>;
 export type BillingListQuery = Query<'billing.list'>;
 export type VoiceListQuery = Query<'voices.list'>;
+export type WebhookEndpointListQuery = Query<'webhooks.endpoints.list'>;
+export type WebhookDeliveryListQuery = Query<'webhooks.deliveries.list'>;
 
 /** A page of a list: `{data, page, limit, has_more}`. */
 export interface Page<T> {

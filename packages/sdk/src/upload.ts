@@ -42,6 +42,8 @@ export interface BlobUploadOptions extends UploadOptions {
   name?: string;
   /** Override the detected type (the service still checks the bytes). */
   mime?: string;
+  /** Called with the size, type and SHA-256 once computed (before prepare). */
+  onInspected?: (facts: FileFacts) => void;
 }
 
 /** Sends one transfer of the bytes to a prepared upload; returns the upload after the write. */
@@ -281,6 +283,7 @@ export async function uploadBlob(client: Gensvc, data: Blob | Uint8Array | Array
   const name = o.name ?? (typeof File !== 'undefined' && data instanceof File ? data.name : undefined);
   if (!name) throw new TypeError('uploads.upload: a name is needed (options.name)');
   const facts = await inspectBlob(blob, name, o.mime);
+  o.onInspected?.(facts);
   const Xhr = (globalThis as { XMLHttpRequest?: new () => Xhr }).XMLHttpRequest;
   const send = Xhr ? xhrSender(Xhr, blob, facts.mime) : fetchSender(client, facts.mime, facts.size, () => blob.stream() as ReadableStream<Uint8Array>);
   return runUpload(client, facts, send, o);

@@ -214,10 +214,12 @@ describe('uploads.upload', () => {
   it('computes size, real MIME and SHA-256, then prepares, PUTs with progress and completes', async () => {
     const { stored } = uploadServer(0);
     const progress: number[] = [];
-    const up = await client().uploads.upload(png, { name: 'pixel.bin', onProgress: (p) => progress.push(p.loaded) });
+    const inspected: unknown[] = [];
+    const up = await client().uploads.upload(png, { name: 'pixel.bin', onProgress: (p) => progress.push(p.loaded), onInspected: (f) => inspected.push({ ...f, requestsBefore: seen.length }) });
     expect(up).toMatchObject({ status: 'completed', asset_id: 'ast_1' });
     const prepare = JSON.parse(seen[0].body.toString());
     const checksum = createHash('sha256').update(png).digest('hex');
+    expect(inspected).toEqual([{ name: 'pixel.bin', size: png.length, mime: 'image/png', checksum, requestsBefore: 0 }]);
     expect(prepare).toEqual({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum, idempotency_key: await uploadKey({ name: 'pixel.bin', mime: 'image/png', size: png.length, checksum }) });
     const put = seen.find((s) => s.method === 'PUT')!;
     expect(put.headers).toMatchObject({ 'x-upload-token': 'tok', 'content-type': 'image/png', 'content-length': String(png.length) });
@@ -253,5 +255,62 @@ describe('uploads.upload', () => {
     expect(JSON.parse(seen[0].body.toString()).mime).toBe('application/json');
     await expect(client().uploads.upload(new Uint8Array(0), { name: 'empty.txt' })).rejects.toThrow(/1 byte to 64 MiB/);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('webhookEndpoints', () => {
+  const endpoint = { id: 'whe_1', url: 'https://hooks.example/a', events: ['task.succeeded'], description: null, status: 'enabled', created_at: '2026-11-25T00:00:00.000Z' };
+
+  it('calls each route with its method, path (ids encoded), body and query', async () => {
+    handler = (req, res) => {
+      const path = new URL(req.url!, baseUrl).pathname;
+      if (req.method === 'DELETE') return json(res, 200, { id: 'whe_1', deleted: true });
+      if (path.endsWith('/retry')) return json(res, 202, { id: 'whd_1', status: 'pending' });
+      if (path.endsWith('/deliveries')) return json(res, 200, { data: [], page: 2, limit: 5, has_more: false });
+      if (req.method === 'GET' && path === '/v1/webhook-endpoints') return json(res, 200, { data: [endpoint], page: 1, limit: 30, has_more: false });
+      json(res, req.method === 'POST' && path === '/v1/webhook-endpoints' ? 201 : 200, { ...endpoint, ...(req.method === 'POST' ? { secret: 'whsec_x' } : {}) });
+    };
+    const c = client();
+    expect(await c.webhookEndpoints.create({ url: 'https://hooks.example/a', events: ['task.succeeded'], description: 'orders' })).toMatchObject({ id: 'whe_1', secret: 'whsec_x' });
+    expect((await c.webhookEndpoints.list({ limit: 30 })).data).toEqual([endpoint]);
+    expect(await c.webhookEndpoints.get('whe_1')).toEqual(endpoint);
+    expect(await c.webhookEndpoints.rotateSecret('whe_1')).toMatchObject({ secret: 'whsec_x' });
+    expect(await c.webhookEndpoints.deliveries('whe_1', { page: 2, limit: 5 })).toMatchObject({ page: 2, data: [] });
+    expect(await c.webhookEndpoints.retryDelivery('whe_1', 'whd_1')).toEqual({ id: 'whd_1', status: 'pending' });
+    expect(await c.webhookEndpoints.delete('whe/1')).toEqual({ id: 'whe_1', deleted: true });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST /v1/webhook-endpoints',
+      'GET /v1/webhook-endpoints?limit=30',
+      'GET /v1/webhook-endpoints/whe_1',
+      'POST /v1/webhook-endpoints/whe_1/rotate-secret',
+      'GET /v1/webhook-endpoints/whe_1/deliveries?page=2&limit=5',
+      'POST /v1/webhook-endpoints/whe_1/deliveries/whd_1/retry',
+      'DELETE /v1/webhook-endpoints/whe%2F1',
+    ]);
+    expect(JSON.parse(seen[0].body.toString())).toEqual({ url: 'https://hooks.example/a', events: ['task.succeeded'], description: 'orders' });
+    expect(seen.every((s) => s.headers.authorization === 'Bearer gsk_test')).toBe(true);
+  });
+
+  it('never repeats a create or a rotation (each would make another endpoint or secret), but repeats a retry request', async () => {
+    handler = (_req, res) => apiErr(res, 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '0' });
+    await expect(client().webhookEndpoints.create({ url: 'https://hooks.example/a', events: ['*'] })).rejects.toBeInstanceOf(ServerError);
+    expect(seen).toHaveLength(1);
+    await expect(client().webhookEndpoints.rotateSecret('whe_1')).rejects.toBeInstanceOf(ServerError);
+    expect(seen).toHaveLength(2);
+    handler = (_req, res, _b, n) => (n < 4 ? apiErr(res, 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '0' }) : json(res, 202, { id: 'whd_1', status: 'pending' }));
+    expect(await client().webhookEndpoints.retryDelivery('whe_1', 'whd_1')).toEqual({ id: 'whd_1', status: 'pending' });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('iterates the deliveries of an endpoint page by page; a refusal is a typed error', async () => {
+    handler = (req, res) => {
+      const page = Number(new URL(req.url!, baseUrl).searchParams.get('page'));
+      if (req.url!.includes('whe_gone')) return apiErr(res, 404, 'NOT_FOUND');
+      json(res, 200, { data: [{ id: `whd_${page}` }], page, limit: 1, has_more: page < 2 });
+    };
+    const ids: string[] = [];
+    for await (const d of client().webhookEndpoints.iterateDeliveries('whe_1', { limit: 1 })) ids.push(d.id);
+    expect(ids).toEqual(['whd_1', 'whd_2']);
+    await expect(client().webhookEndpoints.deliveries('whe_gone')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });

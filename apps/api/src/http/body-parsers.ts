@@ -30,14 +30,20 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const tooDeep = () => Object.assign(new Error(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 400, type: 'entity.too.deep' });
 
+/** The methods a path is routed with (empty when no route has the path). */
+export type RoutedMethods = (path: string) => readonly string[];
+
 /**
  * Request bodies: JSON everywhere (at most `limit` bytes and MAX_JSON_DEPTH levels deep,
  * without `__proto__` or `constructor` keys), HTML forms only on the OAuth routes, raw
  * bytes only on the upload and callback routes. Any other body is 415
  * UNSUPPORTED_MEDIA_TYPE before a controller runs, so nothing changes. Parse and size
  * errors are answered in the spec's error shape (never Express's HTML page).
+ *
+ * A request whose method the path is not routed with (`routedMethods`) is not read at
+ * all: routing answers it 405 with `Allow`, whatever body it carries.
  */
-export function bodyParsers(limit: number): RequestHandler {
+export function bodyParsers(limit: number, routedMethods: RoutedMethods = () => []): RequestHandler {
   const json = express.json({
     limit,
     strict: true,
@@ -50,6 +56,8 @@ export function bodyParsers(limit: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     // Only methods that take a body are read; any other (GET, TRACE, ...) goes on to routing.
     if (isRawBodyRoute(req) || !BODY_METHODS.has(req.method) || !hasBody(req)) return next();
+    const routed = routedMethods(req.path);
+    if (routed.length > 0 && !routed.includes(req.method)) return next();
     const type = req.headers['content-type'];
     if (isJsonMediaType(type)) {
       return json(req, res, (err?: unknown) => {

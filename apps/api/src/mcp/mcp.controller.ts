@@ -1,14 +1,14 @@
-import { Controller, Delete, Get, Header, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Post, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AppConfig, AppError, Public, SCOPES } from '@gensvc/shared';
+import { AppConfig, AppError, OpenApiOperations, Public, SCOPES } from '@gensvc/shared';
 import { Authenticator } from '@gensvc/identity';
 import { Gensvc, SDK_VERSION } from '@gensvc/sdk';
 import { createMcpServer } from '@gensvc/sdk/mcp';
 import { apiTools, type ToolDefinition } from '@gensvc/sdk/tools';
-import { sendError } from '../http/error-response';
+import { MCP_OPENAPI } from './mcp.openapi';
 
 /**
  * `/mcp`: the agent tools for remote agents over MCP Streamable HTTP (stateless: one server and
@@ -18,10 +18,14 @@ import { sendError } from '../http/error-response';
  * the caller may see, with the API's own validation, scopes and limits. A tool whose scope the
  * token lacks answers INSUFFICIENT_SCOPE without calling the API.
  *
+ * Stateless, so only POST is served: GET (a standalone SSE stream) and DELETE (ending a
+ * session) answer 405 with `Allow: POST`, as any other method a route does not take.
+ *
  * `/.well-known/oauth-protected-resource[/mcp]`: the protected-resource metadata (RFC 9728)
  * that the 401's `WWW-Authenticate` names, so an MCP client finds our authorization server.
  */
 @Controller()
+@OpenApiOperations(MCP_OPENAPI)
 export class McpController {
   private readonly tools: ToolDefinition[] = apiTools();
 
@@ -39,10 +43,22 @@ export class McpController {
     return `${this.config.publicBaseUrl}/.well-known/oauth-protected-resource/mcp`;
   }
 
-  @Get(['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'])
+  @Get('.well-known/oauth-protected-resource')
   @Public()
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): Record<string, unknown> {
+    return this.resourceMetadata();
+  }
+
+  /** The same metadata at its path-specific address (RFC 9728 §3.1). */
+  @Get('.well-known/oauth-protected-resource/mcp')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  metadataAtPath(): Record<string, unknown> {
+    return this.resourceMetadata();
+  }
+
+  private resourceMetadata(): Record<string, unknown> {
     return {
       resource: this.resource,
       authorization_servers: [this.config.publicBaseUrl],
@@ -51,23 +67,6 @@ export class McpController {
       resource_name: 'gensvc agent tools (MCP)',
       resource_documentation: `${this.config.publicBaseUrl}/v1/openapi.json`,
     };
-  }
-
-  /** Stateless: no standalone SSE stream (GET) and no session to end (DELETE). */
-  @Get('mcp')
-  @Public()
-  noStream(@Res() res: Response): void {
-    this.notOffered(res);
-  }
-
-  @Delete('mcp')
-  @Public()
-  noSession(@Res() res: Response): void {
-    this.notOffered(res);
-  }
-
-  private notOffered(res: Response): void {
-    sendError(res, 405, 'METHOD_NOT_ALLOWED', '/mcp takes POST only (stateless Streamable HTTP: no standalone SSE stream, no session)', { Allow: 'POST' });
   }
 
   @Post('mcp')

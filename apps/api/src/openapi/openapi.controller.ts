@@ -1,10 +1,12 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModulesContainer, Reflector } from '@nestjs/core';
-import { AppConfig, Public } from '@gensvc/shared';
+import { AppConfig, OpenApiOperations, Public } from '@gensvc/shared';
 import { buildOpenApiDocument } from './openapi.document';
+import { OPENAPI_JSON_OPENAPI } from './openapi-json.openapi';
 
 /** `GET /v1/openapi.json`: the OpenAPI 3.1 document, built from the running app on first use. */
 @Controller('v1')
+@OpenApiOperations(OPENAPI_JSON_OPENAPI)
 export class OpenApiController {
   private document: unknown;
 

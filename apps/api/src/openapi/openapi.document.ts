@@ -2,50 +2,34 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { type DiscoveryService, type Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_STATUS, discoverRoutes, type AccessRule, type DiscoveredRoute, type ErrorCode } from '@gensvc/shared';
+import { ERROR_STATUS, discoverRoutes, openApiOperationOf, type AccessRule, type DiscoveredRoute, type ErrorCode, type OpenApiParameter, type OperationDoc } from '@gensvc/shared';
 import { dtoSchema, type JsonSchema } from './dto-schema';
-import { EXCLUDED, OPERATIONS, RETRY_AFTER, type OperationDoc, type Parameter } from './operations';
 import { ERROR_CODES, SCHEMAS, ref } from './schemas';
 
 /** Interface version of the spec (CONTRACT.md §9). */
 export const API_VERSION = '0.1.0';
 
-/** Request DTO class name → component name in the document. */
-const DTO_NAMES: Record<string, string> = {
-  IssueQuoteBody: 'QuoteRequest',
-  CreateTaskBody: 'TaskCreateRequest',
-  PrepareUploadDto: 'UploadPrepareRequest',
-  ImportUploadDto: 'UploadImportRequest',
+/** The tags of the operations, in the order the document lists them. */
+const TAGS: Record<string, string> = {
+  Catalogue: 'Models, capabilities and prices (public)',
+  Quotes: 'Price a task before creating it',
+  Tasks: 'Paid asynchronous tasks: create from a quote, read, list, cancel',
+  Wallet: 'Balance, reservations and the bills of tasks',
+  'API keys': "The account's API keys (web console sign-in only)",
+  Uploads: 'Files in: direct upload, prepared upload sessions, imports from HTTPS addresses',
+  Assets: 'Stored files and their signed links',
+  Voices: 'Cloned voices',
+  Webhooks: 'Webhook endpoints and their deliveries',
+  OAuth: 'The authorization server: authorization code with PKCE, tokens, revocation, metadata',
+  MCP: 'The agent tools over the Model Context Protocol',
+  Meta: 'This document',
 };
 
-/**
- * Rules of request fields the services check beyond their DTO decorators (spec tables),
- * merged into the generated DTO schemas.
- */
-const DTO_REFINEMENTS: Record<string, Record<string, JsonSchema>> = {
-  QuoteRequest: {
-    model: { description: 'catalogue model id' },
-    capability: { description: 'must be a capability of the model' },
-    input: { type: 'object', description: 'creative input and stable asset references (asset_ids, voice_id, consent_attested go here)' },
-    options: { type: 'object', default: {}, description: 'model specification and other options; merged with input for validation' },
-    currency: { enum: ['CNY'], default: 'CNY' },
-  },
-  TaskCreateRequest: {
-    quote_id: { minLength: 1 },
-    title: { minLength: 1, maxLength: 200, description: '1 to 200 characters after trimming leading and trailing whitespace' },
-  },
-  UploadPrepareRequest: {
-    name: { minLength: 1, maxLength: 200, description: 'file name, 1 to 200 characters' },
-    mime: { description: 'the real MIME of the file' },
-    size: { description: 'bytes' },
-    checksum: { description: 'SHA-256 of the complete file bytes, lowercase hex' },
-    idempotency_key: { description: 'the same key for every retry of one file' },
-  },
-  UploadImportRequest: {
-    url: { format: 'uri', pattern: '^https://', description: 'public HTTPS address (port 443); internal addresses are refused' },
-    name: { minLength: 1, maxLength: 200 },
-  },
-};
+/** Routes that are not part of the public API (health probes, supplier callbacks). */
+const EXCLUDED = [/^\/health\//, /^\/v1\/supplier-callbacks\//];
+
+/** The 429 answers' header, as a header object (description and schema). */
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 
 /** The DTO classes of a handler's `@Body()` and `@Query()` (whole-object parameters only). */
 function dtoParams(route: DiscoveredRoute): { body?: Function; query?: Function } { // eslint-disable-line @typescript-eslint/no-unsafe-function-type
@@ -107,13 +91,15 @@ function successResponses(doc: OperationDoc): Record<string, unknown> {
           ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
           : r.content === 'html'
             ? { 'text/html': { schema: { type: 'string' } } }
-            : { 'application/json': { schema: r.schema ?? {} } };
+            : r.content === 'sse'
+              ? { 'text/event-stream': { schema: { description: 'server-sent events ("event: message"), the data of each one JSON-RPC message' } } }
+              : { 'application/json': { schema: r.schema ?? {} } };
     out[status] = { description: r.description, headers, ...(content ? { content } : {}) };
   }
   return out;
 }
 
-function parameter(where: 'query' | 'header' | 'path', p: Parameter): Record<string, unknown> {
+function parameter(where: 'query' | 'header' | 'path', p: OpenApiParameter): Record<string, unknown> {
   return { name: p.name, in: where, required: where === 'path' ? true : p.required === true, description: p.description, schema: p.schema };
 }
 
@@ -128,8 +114,10 @@ function security(rule: AccessRule | undefined): Record<string, string[]>[] {
  * The OpenAPI 3.1 document of the public API, generated from the running application:
  * routes, methods, path parameters and `operationId`s (`@Operation`/`@ApiOperation`) through
  * @nestjs/swagger's scanner; security from each route's access rule; request bodies and
- * query parameters from the DTOs' class-validator rules; answers, raw bodies, headers and
- * error codes from the operation table (operations.ts) and the schemas (schemas.ts).
+ * query parameters from the DTOs' class-validator rules; answers, raw bodies, headers, error
+ * codes and the refinements of DTO bodies from the declaration beside each handler (its
+ * controller's `*.openapi.ts`, attached with `@OpenApiOperations`); response objects from the
+ * schemas (schemas.ts). A route without a declaration is listed in `x-undocumented-routes`.
  */
 export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & { jsonSchemaDialect: string; 'x-undocumented-routes'?: string[] } {
   const app = {
@@ -149,7 +137,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
   for (const route of discoverRoutes(sources.discovery, sources.reflector)) {
     if (EXCLUDED.some((re) => re.test(route.path))) continue;
     const key = `${route.method} ${route.path}`;
-    const doc = OPERATIONS[key];
+    const doc = openApiOperationOf(route.controller, route.handler);
     if (!doc) undocumented.push(key);
     const docPath = route.path.replace(/:(\w+)/g, '{$1}');
     const method = route.method.toLowerCase();
@@ -176,19 +164,13 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
 
     let requestBody: unknown = doc?.requestBody;
     if (!requestBody && dtos.body) {
-      const name = DTO_NAMES[dtos.body.name] ?? dtos.body.name;
+      // The DTO's rules, refined with the ones the services check themselves (declared beside the handler).
+      const name = doc?.body?.name ?? dtos.body.name;
       const generated = dtoSchema(dtos.body as never).schema;
-      const refinements = DTO_REFINEMENTS[name] ?? {};
       const properties = generated.properties as Record<string, JsonSchema>;
-      for (const [prop, extra] of Object.entries(refinements)) properties[prop] = { ...(properties[prop] ?? {}), ...extra };
+      for (const [prop, extra] of Object.entries(doc?.body?.refine ?? {})) properties[prop] = { ...(properties[prop] ?? {}), ...extra };
       schemas[name] = generated;
       requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
-    }
-    if (!requestBody && key === 'POST /v1/uploads/:id/complete') {
-      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', maxProperties: 0, description: 'an empty JSON object (or no body)' } } } };
-    }
-    if (!requestBody && key === 'POST /v1/tasks/:id/cancel') {
-      requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', description: 'ignored' } } } };
     }
 
     const isApi = route.path.startsWith('/v1/');
@@ -197,7 +179,18 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
     // Any body may be malformed, of another type or too large; any request may be rate limited.
     if (isApi && requestBody) for (const c of ['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] as const) if (!errorCodes.includes(c)) errorCodes.push(c);
     if (isApi && !errorCodes.includes('RATE_LIMITED')) errorCodes.push('RATE_LIMITED');
-    const responses = { ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }), ...(isApi ? errorResponses(errorCodes) : {}) };
+    const responses: Record<string, unknown> = {
+      ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }),
+      ...(isApi ? errorResponses(errorCodes) : {}),
+    };
+    // The rate limits cover every route, not only /v1 (an operation's own 429, e.g. a sign-in page, keeps its content beside the error object).
+    if (!isApi) {
+      const limited = errorResponses(['RATE_LIMITED'], false)['429'] as { description: string; headers: object; content: object };
+      const own = responses['429'] as { description: string; headers: object; content?: object } | undefined;
+      responses['429'] = own
+        ? { description: `${own.description}; or RATE_LIMITED`, headers: { ...limited.headers, ...own.headers }, content: { ...own.content, ...limited.content } }
+        : limited;
+    }
 
     (paths[docPath] ??= {})[method] = {
       operationId: declaredId ?? doc?.operationId ?? `${route.controller.name}.${route.handler}`,
@@ -223,11 +216,14 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
         'Amounts are CNY strings with six decimals; times are RFC 3339 UTC.',
     },
     servers: [{ url: base }],
-    tags: ['Catalogue', 'Quotes', 'Tasks', 'Wallet', 'Uploads', 'Assets', 'Voices', 'OAuth', 'Meta'].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas,
-      headers: { 'X-Request-Id': { description: 'the request id (equals an error\'s request_id)', schema: { type: 'string' }, required: true } },
+      headers: {
+        'X-Request-Id': { description: 'the request id (equals an error\'s request_id)', schema: { type: 'string' }, required: true },
+        'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 }, required: true },
+      },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Account API key (both scopes) or OAuth access token: Authorization: Bearer <API_KEY>' },
         oauth2: {

@@ -52,7 +52,6 @@ export function AssetDetail() {
               ['SHA-256', <span class="mono break">{a.checksum}</span>],
               ['Added', <Time iso={a.created_at} />],
               ['Links valid until', <Time iso={a.links_expire_at} />],
-              ...(a.task_id ? ([['From task', <a class="mono" href={`/console/tasks/${a.task_id}`}>{a.task_id}</a>]] as [string, preact.ComponentChildren][]) : []),
             ]}
           />
           <p class="hint">Links expire after an hour; this page makes fresh ones each time you open it.</p>

@@ -4,14 +4,13 @@ import { api, type Asset } from '../api';
 import { ErrorBox, Loading, PageHeader, Pager, Time, useLoad, useTitle } from '../components';
 import { formatBytes } from '../format';
 import { previewKind } from '../preview';
-import { mimeOf, sha256Hex, uploadFile, type UploadProgress } from '../uploads';
+import { mimeOf, uploadFile, type UploadProgress } from '../uploads';
 
 interface Item {
   id: string;
   file: File;
   /** The upload's idempotency_key, kept for every retry of this file. */
   key: string;
-  checksum?: string;
   progress: UploadProgress;
 }
 
@@ -37,17 +36,10 @@ function Uploader({ onDone }: { onDone: () => void }) {
     // One file at a time (the service allows two concurrent uploads per account).
     queue.current = queue.current.then(async () => {
       try {
-        let checksum = item.checksum;
-        if (!checksum) {
-          update(item.id, { progress: { phase: 'hashing', fraction: 0 } });
-          checksum = await sha256Hex(item.file);
-          item.checksum = checksum;
-          update(item.id, { checksum });
-        }
-        await uploadFile(item.file, item.key, checksum, (p) => update(item.id, { progress: p }));
+        await uploadFile(item.file, item.key, (p) => update(item.id, { progress: p }));
         onDone();
       } catch (error) {
-        update(item.id, { progress: { phase: 'failed', fraction: 0, error } });
+        setItems((list) => list.map((i) => (i.id === item.id ? { ...i, progress: { ...i.progress, phase: 'failed', fraction: 0, error } } : i)));
       }
     });
   };
@@ -94,7 +86,7 @@ function Uploader({ onDone }: { onDone: () => void }) {
               <li key={i.id} class={`upload-item upload-${p.phase}`} data-testid="upload-item">
                 <div class="upload-row">
                   <span class="upload-name">{i.file.name}</span>
-                  <span class="muted">{mimeOf(i.file)} · {formatBytes(i.file.size)}</span>
+                  <span class="muted">{p.facts?.mime ?? mimeOf(i.file)} · {formatBytes(i.file.size)}</span>
                 </div>
                 <progress max={100} value={p.phase === 'done' ? 100 : p.phase === 'sending' || p.phase === 'completing' ? pct : undefined} aria-label={`Upload of ${i.file.name}`} />
                 <div class="upload-row" aria-live="polite">
@@ -106,7 +98,7 @@ function Uploader({ onDone }: { onDone: () => void }) {
                     </button>
                   )}
                 </div>
-                {i.checksum && <p class="sub mono checksum">SHA-256 {i.checksum}</p>}
+                {p.facts && <p class="sub mono checksum">SHA-256 {p.facts.checksum}</p>}
                 {p.phase === 'failed' && <ErrorBox error={p.error} title={`${i.file.name} was not uploaded`} />}
               </li>
             );

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, WEBHOOK_EVENT_TYPES, api, offers, type ApiKey, type WebhookEndpoint } from '../api';
+import { ApiError, WEBHOOK_EVENT_TYPES, api, offers, type ApiKey, type WebhookEndpoint, type WebhookEventType } from '../api';
 import { CopyButton, ErrorBox, Loading, PageHeader, Status, Time, useLoad, useTitle } from '../components';
 
 function SecretOnce({ title, value, note, onDismiss, testId }: { title: string; value: string; note: string; onDismiss: () => void; testId: string }) {
@@ -102,13 +102,13 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
 
 function Webhooks() {
   const endpoints = useLoad(
-    async () => ((await offers('/v1/webhook-endpoints')) ? api.webhookEndpoints() : Promise.reject(new ApiError(404, 'NOT_FOUND', 'This server does not offer webhook endpoints.', null))),
+    async () => ((await offers('/v1/webhook-endpoints')) ? api.webhookEndpoints() : Promise.reject(new ApiError(404, 'NOT_FOUND', 'This server does not offer webhook endpoints.', undefined))),
     [],
   );
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [all, setAll] = useState(true);
-  const [events, setEvents] = useState<string[]>(['task.succeeded', 'task.failed']);
+  const [events, setEvents] = useState<WebhookEventType[]>(['task.succeeded', 'task.failed']);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);

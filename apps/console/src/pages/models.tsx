@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, type Model, type Price, type Quote } from '../api';
+import { api, type ModelSummary, type Price, type Quote } from '../api';
 import { Amount, ErrorBox, Loading, PageHeader, Time, useLoad, useTitle } from '../components';
 import { formatAmount, humanize } from '../format';
 import { SchemaForm, fieldsOf, initialValues, toInput, type FormValues } from '../schema-form';
@@ -13,7 +13,7 @@ function priceLine(p: Price): string {
 }
 
 /** Which of the caller's files fit a model's `asset_ids` (by the model's modality or capability). */
-function fits(m: Model, mime: string): boolean {
+function fits(m: ModelSummary, mime: string): boolean {
   if (m.capabilities.some((c) => c.startsWith('voice.'))) return mime.startsWith('audio/');
   if (m.modality === 'image') return mime.startsWith('image/');
   return true;
@@ -163,7 +163,7 @@ export function Models() {
       {models.loading && !models.data && <Loading />}
       <div class={`models-layout${selected ? ' has-run' : ''}`}>
         <ul class="model-list" aria-label="Models">
-          {(models.data?.data ?? []).map((m: Model) => (
+          {(models.data?.data ?? []).map((m: ModelSummary) => (
             <li key={m.id} class={`card model-card${selected === m.id ? ' selected' : ''}`}>
               <div class="model-top">
                 <h2 class="model-name">{m.name}</h2>

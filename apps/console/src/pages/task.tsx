@@ -82,7 +82,6 @@ export function TaskDetail() {
               ['Finished', <Time iso={t.completed_at} />],
               ['Quote', <span class="mono">{t.quote_id}</span>],
               ['Price version', <span class="mono">{t.price_version}</span>],
-              ...(t.connection_id ? ([['Connection', <span class="mono">{t.connection_id}</span>]] as [string, preact.ComponentChildren][]) : []),
             ]}
           />
         </div>

@@ -1,11 +1,13 @@
 import { Controller, Delete, Get, Head, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, Public, RequireScope, type Principal } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, Public, RequireScope } from '@gensvc/shared';
 import { AssetsService } from '../application/assets/assets.service';
 import { FileServer, type FileResponse } from '../application/serve-file/file-server';
+import { ASSETS_OPENAPI } from './assets.openapi';
 
 @Controller('v1/assets')
+@OpenApiOperations(ASSETS_OPENAPI)
 export class AssetsController {
   constructor(
     private readonly assets: AssetsService,

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
-import { AppError, CurrentPrincipal, RequireScope, UploadTokenAuth, type Principal } from '@gensvc/shared';
+import { AppError, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/shared';
 import { AssetsService } from '../application/assets/assets.service';
 import { ImportService } from '../application/import/import.service';
 import { UploadsService } from '../application/uploads/uploads.service';
 import { ImportUploadDto, PrepareUploadDto } from './dto';
+import { UPLOADS_OPENAPI } from './uploads.openapi';
 
 function contentLength(req: Request): number | undefined {
   const raw = req.headers['content-length'];
@@ -26,6 +27,7 @@ async function rawBody<T>(req: Request, res: Response, work: () => Promise<T>): 
 }
 
 @Controller('v1/uploads')
+@OpenApiOperations(UPLOADS_OPENAPI)
 export class UploadsController {
   constructor(
     private readonly uploads: UploadsService,

@@ -20,14 +20,14 @@ export type TaskAssetRefDoc = {
 @AsProjection()
 @Injectable()
 export class UploadsProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Upload & Record<string, unknown>>({
+  protected readonly inner = documentProjection<Upload & Record<string, unknown>, UploadEvent>({
     name: 'assets.uploads',
     collection: UPLOADS,
     handles: UPLOAD_EVENT_TYPES,
-    documentId: (e) => (e.data as { upload_id: string }).upload_id,
+    documentId: (e) => e.data.upload_id,
     indexes: [{ keys: { account_id: 1, status: 1 } }, { keys: { status: 1, expires_at: 1 } }],
-    evolve(doc, event) {
-      const next = uploadDecider.evolve(doc ?? uploadDecider.initialState(), event as unknown as UploadEvent);
+    evolve(doc, e) {
+      const next = uploadDecider.evolve(doc ?? uploadDecider.initialState(), e);
       return next.status === 'none' ? null : (next as Upload & Record<string, unknown>);
     },
   });
@@ -37,14 +37,13 @@ export class UploadsProjection extends ProjectionProvider {
 @AsProjection()
 @Injectable()
 export class TaskAssetRefsProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<TaskAssetRefDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<TaskAssetRefDoc, '_id'>, TaskIntegrationEvent>({
     name: 'assets.task_refs',
     collection: TASK_ASSET_REFS,
     handles: ['TaskCreated', ...TASK_TERMINAL_EVENTS],
-    documentId: (e) => (e.data as { task_id: string }).task_id,
+    documentId: (e) => e.data.task_id,
     indexes: [{ keys: { asset_ids: 1, active: 1 } }],
-    evolve(doc, event) {
-      const e = event as unknown as TaskIntegrationEvent;
+    evolve(doc, e) {
       if (e.type === 'TaskCreated') {
         if (!e.data.asset_ids?.length) return null;
         return { account_id: e.data.account_id, asset_ids: [...e.data.asset_ids], active: true };
@@ -72,14 +71,13 @@ export type AssetListDoc = {
 @AsProjection()
 @Injectable()
 export class AssetListProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<AssetListDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<AssetListDoc, '_id'>, AssetEvent>({
     name: 'assets.list',
     collection: ASSET_LIST,
     handles: ['AssetRegistered', 'AssetDeleted'],
-    documentId: (e) => (e.data as { asset_id: string }).asset_id,
+    documentId: (e) => e.data.asset_id,
     indexes: [{ keys: { account_id: 1, status: 1, created_at: -1 } }],
-    evolve(doc, event) {
-      const e = event as unknown as AssetEvent;
+    evolve(doc, e) {
       if (e.type === 'AssetRegistered') {
         if (doc) return doc;
         const f = e.data;

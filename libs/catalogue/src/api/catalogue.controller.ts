@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AppError, Public } from '@gensvc/shared';
+import { AppError, OpenApiOperations, Public } from '@gensvc/shared';
 import { Catalogue } from '../domain/catalogue';
 import { modelView, priceViews } from '../application/catalogue.views';
+import { CATALOGUE_OPENAPI } from './catalogue.openapi';
 
 class ModelListQuery {
   @IsOptional() @IsString() @MaxLength(100) capability?: string;
@@ -12,6 +13,7 @@ class ModelListQuery {
 /** The public catalogue: no credential needed. */
 @Controller('v1')
 @Public()
+@OpenApiOperations(CATALOGUE_OPENAPI)
 export class CatalogueController {
   constructor(private readonly catalogue: Catalogue) {}
 

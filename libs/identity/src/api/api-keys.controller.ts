@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError, ConsoleOnly, CurrentPrincipal, ReadStore, SubscriptionEngine, type Principal } from '@gensvc/shared';
+import { AppError, ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal, ReadStore, SubscriptionEngine } from '@gensvc/shared';
 import { AccountsService } from '../application/accounts.service';
 import { API_KEYS, type ApiKeyDoc } from '../application/read-models';
+import { API_KEYS_OPENAPI } from './api-keys.openapi';
 
 /** An API key as the console lists it (the secret is never stored, so never shown again). */
 export interface ApiKeyView {
@@ -34,6 +35,7 @@ function emptyBody(body: unknown): void {
  * third-party token, so a leaked key or a connected application cannot mint more keys.
  */
 @Controller('v1/api-keys')
+@OpenApiOperations(API_KEYS_OPENAPI)
 export class ApiKeysController {
   constructor(
     private readonly accounts: AccountsService,

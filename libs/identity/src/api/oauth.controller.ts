@@ -3,13 +3,14 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import oauth2orize from 'oauth2orize';
-import { AppConfig, Clock, Public, ReadStore, SCOPES, SharedCounters } from '@gensvc/shared';
+import { AppConfig, Clock, OpenApiOperations, Public, ReadStore, SCOPES, SharedCounters } from '@gensvc/shared';
 import { AccountsService } from '../application/accounts.service';
 import { OAuthClientsService, type OAuthClient } from '../application/oauth-clients.service';
 import { OAuthService } from '../application/oauth.service';
 import { OAuthGrantError } from '../domain/oauth-grant';
 import { ReadStoreSessionStore } from '../infrastructure/read-store-session.store';
 import { consentPage, errorPage, loginPage } from './oauth.views';
+import { OAUTH_OPENAPI } from './oauth.openapi';
 
 declare module 'express-session' {
   interface SessionData {
@@ -75,6 +76,7 @@ function run(mw: RequestHandler | RequestHandler[], req: Request, res: Response)
  */
 @Controller()
 @Public()
+@OpenApiOperations(OAUTH_OPENAPI)
 export class OAuthController {
   private readonly logger = new Logger('OAuth');
   private readonly server = oauth2orize.createServer<OAuthClient, { accountId: string }>();

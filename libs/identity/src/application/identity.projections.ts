@@ -5,20 +5,21 @@ import type { ApiKeyEvent } from '../domain/api-key';
 import type { OAuthGrantEvent } from '../domain/oauth-grant';
 import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from './read-models';
 
+type GrantEvent<T extends OAuthGrantEvent['type']> = Extract<OAuthGrantEvent, { type: T }>;
+
 /** Accounts: whether an account is still active (every credential check reads it). */
 @AsProjection()
 @Injectable()
 export class AccountsProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<AccountDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<AccountDoc, '_id'>, AccountEvent>({
     name: 'identity.accounts',
     collection: ACCOUNTS,
     handles: ['AccountOpened', 'AccountClosed'],
-    documentId: (e) => (e.data as { accountId: string }).accountId,
-    evolve(doc, event) {
-      const e = event as unknown as AccountEvent;
+    documentId: (e) => e.data.account_id,
+    evolve(doc, e) {
       switch (e.type) {
         case 'AccountOpened':
-          return { name: e.data.name, email: e.data.email, status: 'active', opened_at: e.data.openedAt };
+          return { name: e.data.name, email: e.data.email, status: 'active', opened_at: e.data.opened_at };
         case 'AccountClosed':
           return doc ? { ...doc, status: 'closed' } : null;
       }
@@ -30,19 +31,18 @@ export class AccountsProjection extends ProjectionProvider {
 @AsProjection()
 @Injectable()
 export class ApiKeysProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<ApiKeyDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<ApiKeyDoc, '_id'>, ApiKeyEvent>({
     name: 'identity.api_keys',
     collection: API_KEYS,
     handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
-    documentId: (e) => (e.data as { keyId: string }).keyId,
+    documentId: (e) => e.data.key_id,
     indexes: [{ keys: { account_id: 1 } }],
-    evolve(doc, event) {
-      const e = event as unknown as ApiKeyEvent;
+    evolve(doc, e) {
       switch (e.type) {
         case 'ApiKeyIssued':
-          return { account_id: e.data.accountId, secret_hash: e.data.secretHash, status: 'active', issued_at: e.data.issuedAt, revoked_at: null };
+          return { account_id: e.data.account_id, secret_hash: e.data.secret_hash, status: 'active', issued_at: e.data.issued_at, revoked_at: null };
         case 'ApiKeyRevoked':
-          return doc ? { ...doc, status: 'revoked', revoked_at: e.data.revokedAt } : null;
+          return doc ? { ...doc, status: 'revoked', revoked_at: e.data.revoked_at } : null;
       }
     },
   });
@@ -52,22 +52,19 @@ export class ApiKeysProjection extends ProjectionProvider {
 @AsProjection()
 @Injectable()
 export class OAuthGrantsProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<OAuthGrantDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<OAuthGrantDoc, '_id'>, GrantEvent<'OAuthCodeIssued' | 'OAuthTokensIssued' | 'OAuthGrantRevoked'>>({
     name: 'identity.oauth_grants',
     collection: OAUTH_GRANTS,
     handles: ['OAuthCodeIssued', 'OAuthTokensIssued', 'OAuthGrantRevoked'],
-    documentId: (e) => (e.data as { grantId: string }).grantId,
-    evolve(doc, event) {
-      const e = event as unknown as OAuthGrantEvent;
+    documentId: (e) => e.data.grant_id,
+    evolve(doc, e) {
       switch (e.type) {
         case 'OAuthCodeIssued':
-          return { account_id: e.data.accountId, client_id: e.data.clientId, scopes: [...e.data.scopes], status: 'pending' };
+          return { account_id: e.data.account_id, client_id: e.data.client_id, scopes: [...e.data.scopes], status: 'pending' };
         case 'OAuthTokensIssued':
           return doc ? { ...doc, status: doc.status === 'revoked' ? 'revoked' : 'active' } : null;
         case 'OAuthGrantRevoked':
           return doc ? { ...doc, status: 'revoked' } : null;
-        default:
-          return doc;
       }
     },
   });
@@ -77,28 +74,25 @@ export class OAuthGrantsProjection extends ProjectionProvider {
 @AsProjection()
 @Injectable()
 export class AccessTokensProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<Omit<AccessTokenDoc, '_id'>>({
+  protected readonly inner = documentProjection<Omit<AccessTokenDoc, '_id'>, GrantEvent<'OAuthTokensIssued' | 'OAuthAccessTokenRevoked'>>({
     name: 'identity.access_tokens',
     collection: ACCESS_TOKENS,
     handles: ['OAuthTokensIssued', 'OAuthAccessTokenRevoked'],
-    documentId: (e) => (e.data as { accessTokenId: string }).accessTokenId,
-    evolve(doc, event) {
-      const e = event as unknown as OAuthGrantEvent;
+    documentId: (e) => e.data.access_token_id,
+    evolve(doc, e) {
       switch (e.type) {
         case 'OAuthTokensIssued':
           return {
-            grant_id: e.data.grantId,
-            account_id: e.data.accountId,
-            client_id: e.data.clientId,
+            grant_id: e.data.grant_id,
+            account_id: e.data.account_id,
+            client_id: e.data.client_id,
             scopes: [...e.data.scopes],
-            secret_hash: e.data.accessTokenHash,
-            expires_at: e.data.accessExpiresAt,
+            secret_hash: e.data.access_token_hash,
+            expires_at: e.data.access_expires_at,
             revoked: false,
           };
         case 'OAuthAccessTokenRevoked':
           return doc ? { ...doc, revoked: true } : null;
-        default:
-          return doc;
       }
     },
   });

@@ -1,3 +1,4 @@
+import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
 import type { Decider } from '@gensvc/shared';
 
@@ -6,15 +7,15 @@ export type AccountEvent =
   | {
       readonly type: 'AccountOpened';
       readonly data: {
-        readonly accountId: string;
+        readonly account_id: string;
         readonly name: string;
         readonly email: string | null;
         /** scrypt hash (see infrastructure/password-hasher.ts), null without a login. */
-        readonly passwordHash: string | null;
-        readonly openedAt: string;
+        readonly password_hash: string | null;
+        readonly opened_at: string;
       };
     }
-  | { readonly type: 'AccountClosed'; readonly data: { readonly accountId: string; readonly closedAt: string } };
+  | { readonly type: 'AccountClosed'; readonly data: { readonly account_id: string; readonly closed_at: string } };
 
 export type AccountState =
   | { readonly status: 'none' }
@@ -39,7 +40,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
   evolve(state, event) {
     switch (event.type) {
       case 'AccountOpened':
-        return { status: 'active', accountId: event.data.accountId, name: event.data.name, email: event.data.email, passwordHash: event.data.passwordHash };
+        return { status: 'active', accountId: event.data.account_id, name: event.data.name, email: event.data.email, passwordHash: event.data.password_hash };
       case 'AccountClosed':
         return state.status === 'none' ? state : { ...state, status: 'closed' };
       default: {
@@ -61,14 +62,14 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         return [
           {
             type: 'AccountOpened',
-            data: { accountId: command.accountId, name, email: command.email, passwordHash: command.passwordHash, openedAt: command.now.toISOString() },
+            data: { account_id: command.accountId, name, email: command.email, password_hash: command.passwordHash, opened_at: command.now.toISOString() },
           },
         ];
       }
       case 'CloseAccount': {
         if (state.status === 'none') throw new AppError('NOT_FOUND', 'account not found');
         if (state.status === 'closed') return [];
-        return [{ type: 'AccountClosed', data: { accountId: state.accountId, closedAt: command.now.toISOString() } }];
+        return [{ type: 'AccountClosed', data: { account_id: state.accountId, closed_at: command.now.toISOString() } }];
       }
       default: {
         const never: never = command;
@@ -83,16 +84,16 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
  * concurrency makes an email belong to one account only (no read model needed, so the
  * admin CLI can check it without running projections).
  */
-export type EmailClaimEvent = { readonly type: 'AccountEmailClaimed'; readonly data: { readonly email: string; readonly accountId: string } };
+export type EmailClaimEvent = { readonly type: 'AccountEmailClaimed'; readonly data: { readonly email: string; readonly account_id: string } };
 export type EmailClaimState = { readonly accountId: string | null };
 export type EmailClaimCommand = { readonly type: 'ClaimEmail'; readonly email: string; readonly accountId: string };
 
 export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand, EmailClaimEvent> = {
   initialState: () => ({ accountId: null }),
-  evolve: (state, event) => (state.accountId ? state : { accountId: event.data.accountId }),
+  evolve: (state, event) => (state.accountId ? state : { accountId: event.data.account_id }),
   decide(command, state) {
     if (state.accountId === command.accountId) return [];
     if (state.accountId) throw new AppError('CONFLICT', 'email is already used by another account');
-    return [{ type: 'AccountEmailClaimed', data: { email: command.email, accountId: command.accountId } }];
+    return [{ type: 'AccountEmailClaimed', data: { email: command.email, account_id: command.accountId } }];
   },
 };

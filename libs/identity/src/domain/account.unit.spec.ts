@@ -4,7 +4,7 @@ import { accountDecider, emailClaimDecider, type AccountEvent } from './account'
 const now = new Date('2026-01-01T00:00:00.000Z');
 const opened: AccountEvent = {
   type: 'AccountOpened',
-  data: { accountId: 'acc_1', name: 'Ann', email: 'ann@example.com', passwordHash: 'scrypt$x', openedAt: now.toISOString() },
+  data: { account_id: 'acc_1', name: 'Ann', email: 'ann@example.com', password_hash: 'scrypt$x', opened_at: now.toISOString() },
 };
 const spec = DeciderSpecification.for(accountDecider);
 
@@ -20,7 +20,7 @@ describe('account decider', () => {
     spec
       .given([])
       .when({ type: 'OpenAccount', accountId: 'acc_2', name: 'Bot', email: null, passwordHash: null, now })
-      .then([{ type: 'AccountOpened', data: { accountId: 'acc_2', name: 'Bot', email: null, passwordHash: null, openedAt: now.toISOString() } }]);
+      .then([{ type: 'AccountOpened', data: { account_id: 'acc_2', name: 'Bot', email: null, password_hash: null, opened_at: now.toISOString() } }]);
   });
 
   it('refuses a second opening, an empty name, an email without password and a bad email', () => {
@@ -31,15 +31,15 @@ describe('account decider', () => {
   });
 
   it('closes once; closing again is harmless; an unknown account is NOT_FOUND', () => {
-    spec.given([opened]).when({ type: 'CloseAccount', now }).then([{ type: 'AccountClosed', data: { accountId: 'acc_1', closedAt: now.toISOString() } }]);
-    spec.given([opened, { type: 'AccountClosed', data: { accountId: 'acc_1', closedAt: now.toISOString() } }]).when({ type: 'CloseAccount', now }).then([]);
+    spec.given([opened]).when({ type: 'CloseAccount', now }).then([{ type: 'AccountClosed', data: { account_id: 'acc_1', closed_at: now.toISOString() } }]);
+    spec.given([opened, { type: 'AccountClosed', data: { account_id: 'acc_1', closed_at: now.toISOString() } }]).when({ type: 'CloseAccount', now }).then([]);
     spec.given([]).when({ type: 'CloseAccount', now }).thenThrows('NOT_FOUND');
   });
 });
 
 describe('email claim decider', () => {
   const claims = DeciderSpecification.for(emailClaimDecider);
-  const claimed = { type: 'AccountEmailClaimed' as const, data: { email: 'a@b.cd', accountId: 'acc_1' } };
+  const claimed = { type: 'AccountEmailClaimed' as const, data: { email: 'a@b.cd', account_id: 'acc_1' } };
 
   it('gives an email to the first account only', () => {
     claims.given([]).when({ type: 'ClaimEmail', email: 'a@b.cd', accountId: 'acc_1' }).then([claimed]);

@@ -1,3 +1,4 @@
+import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
 import type { Decider } from '@gensvc/shared';
 
@@ -5,9 +6,9 @@ import type { Decider } from '@gensvc/shared';
 export type ApiKeyEvent =
   | {
       readonly type: 'ApiKeyIssued';
-      readonly data: { readonly keyId: string; readonly accountId: string; readonly secretHash: string; readonly issuedAt: string };
+      readonly data: { readonly key_id: string; readonly account_id: string; readonly secret_hash: string; readonly issued_at: string };
     }
-  | { readonly type: 'ApiKeyRevoked'; readonly data: { readonly keyId: string; readonly accountId: string; readonly revokedAt: string } };
+  | { readonly type: 'ApiKeyRevoked'; readonly data: { readonly key_id: string; readonly account_id: string; readonly revoked_at: string } };
 
 export type ApiKeyState =
   | { readonly status: 'none' }
@@ -22,7 +23,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   evolve(state, event) {
     switch (event.type) {
       case 'ApiKeyIssued':
-        return { status: 'active', keyId: event.data.keyId, accountId: event.data.accountId, secretHash: event.data.secretHash };
+        return { status: 'active', keyId: event.data.key_id, accountId: event.data.account_id, secretHash: event.data.secret_hash };
       case 'ApiKeyRevoked':
         return state.status === 'none' ? state : { ...state, status: 'revoked' };
       default: {
@@ -39,13 +40,13 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
         return [
           {
             type: 'ApiKeyIssued',
-            data: { keyId: command.keyId, accountId: command.accountId, secretHash: command.secretHash, issuedAt: command.now.toISOString() },
+            data: { key_id: command.keyId, account_id: command.accountId, secret_hash: command.secretHash, issued_at: command.now.toISOString() },
           },
         ];
       case 'RevokeApiKey':
         if (state.status === 'none') throw new AppError('NOT_FOUND', `key ${command.keyId} not found`);
         if (state.status === 'revoked') return [];
-        return [{ type: 'ApiKeyRevoked', data: { keyId: state.keyId, accountId: state.accountId, revokedAt: command.now.toISOString() } }];
+        return [{ type: 'ApiKeyRevoked', data: { key_id: state.keyId, account_id: state.accountId, revoked_at: command.now.toISOString() } }];
       default: {
         const never: never = command;
         return never;

@@ -4,7 +4,7 @@ import { formatCredential, hashSecret, parseCredential, secretMatches } from './
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 const hash = 'a'.repeat(64);
-const issued: ApiKeyEvent = { type: 'ApiKeyIssued', data: { keyId: 'key_1', accountId: 'acc_1', secretHash: hash, issuedAt: now.toISOString() } };
+const issued: ApiKeyEvent = { type: 'ApiKeyIssued', data: { key_id: 'key_1', account_id: 'acc_1', secret_hash: hash, issued_at: now.toISOString() } };
 const spec = DeciderSpecification.for(apiKeyDecider);
 
 describe('API key decider', () => {
@@ -17,7 +17,7 @@ describe('API key decider', () => {
   });
 
   it('revokes once; revoking again is harmless; an unknown key is NOT_FOUND', () => {
-    const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { keyId: 'key_1', accountId: 'acc_1', revokedAt: now.toISOString() } };
+    const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { key_id: 'key_1', account_id: 'acc_1', revoked_at: now.toISOString() } };
     spec.given([issued]).when({ type: 'RevokeApiKey', keyId: 'key_1', now }).then([revoked]);
     spec.given([issued, revoked]).when({ type: 'RevokeApiKey', keyId: 'key_1', now }).then([]);
     spec.given([]).when({ type: 'RevokeApiKey', keyId: 'key_9', now }).thenThrows('NOT_FOUND');

@@ -1,3 +1,4 @@
+import './identity-events.v1';
 import { AppError } from '@gensvc/shared';
 import type { Decider } from '@gensvc/shared';
 
@@ -5,12 +6,12 @@ import type { Decider } from '@gensvc/shared';
 export type OAuthClientEvent = {
   readonly type: 'OAuthClientRegistered';
   readonly data: {
-    readonly clientId: string;
+    readonly client_id: string;
     readonly name: string;
-    readonly redirectUris: readonly string[];
+    readonly redirect_uris: readonly string[];
     readonly public: boolean;
-    readonly secretHash: string | null;
-    readonly registeredAt: string;
+    readonly secret_hash: string | null;
+    readonly registered_at: string;
   };
 };
 
@@ -54,11 +55,11 @@ export const oauthClientDecider: Decider<OAuthClientState, OAuthClientCommand, O
   initialState: () => ({ status: 'none' }),
   evolve: (_state, event) => ({
     status: 'active',
-    clientId: event.data.clientId,
+    clientId: event.data.client_id,
     name: event.data.name,
-    redirectUris: event.data.redirectUris,
+    redirectUris: event.data.redirect_uris,
     public: event.data.public,
-    secretHash: event.data.secretHash,
+    secretHash: event.data.secret_hash,
   }),
   decide(command, state) {
     if (state.status !== 'none') throw new AppError('CONFLICT', `client ${command.clientId} already exists`);
@@ -69,12 +70,12 @@ export const oauthClientDecider: Decider<OAuthClientState, OAuthClientCommand, O
       {
         type: 'OAuthClientRegistered',
         data: {
-          clientId: command.clientId,
+          client_id: command.clientId,
           name,
-          redirectUris: [checkRedirectUri(command.redirectUri)],
+          redirect_uris: [checkRedirectUri(command.redirectUri)],
           public: command.public,
-          secretHash: command.secretHash,
-          registeredAt: command.now.toISOString(),
+          secret_hash: command.secretHash,
+          registered_at: command.now.toISOString(),
         },
       },
     ];

@@ -16,7 +16,7 @@ const register = (redirectUri: string, isPublic = false) => ({
 describe('OAuth client decider', () => {
   it('registers https and loopback http redirect URIs', () => {
     for (const uri of ['https://app.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb', 'https://app.example/cb?x=1']) {
-      spec.given([]).when(register(uri)).thenReturns((events) => expect(events[0].data.redirectUris).toEqual([uri]));
+      spec.given([]).when(register(uri)).thenReturns((events) => expect(events[0].data.redirect_uris).toEqual([uri]));
     }
   });
 
@@ -27,9 +27,9 @@ describe('OAuth client decider', () => {
   });
 
   it('stores no secret for public clients and refuses a second registration', () => {
-    spec.given([]).when(register('https://a.example/cb', true)).thenReturns((events) => expect(events[0].data).toMatchObject({ public: true, secretHash: null }));
+    spec.given([]).when(register('https://a.example/cb', true)).thenReturns((events) => expect(events[0].data).toMatchObject({ public: true, secret_hash: null }));
     spec
-      .given([{ type: 'OAuthClientRegistered', data: { clientId: 'client_1', name: 'App', redirectUris: ['https://a.example/cb'], public: true, secretHash: null, registeredAt: now.toISOString() } }])
+      .given([{ type: 'OAuthClientRegistered', data: { client_id: 'client_1', name: 'App', redirect_uris: ['https://a.example/cb'], public: true, secret_hash: null, registered_at: now.toISOString() } }])
       .when(register('https://a.example/cb'))
       .thenThrows('CONFLICT');
   });

@@ -1,3 +1,4 @@
+import './identity-events.v1';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Decider } from '@gensvc/shared';
 
@@ -11,44 +12,44 @@ export type OAuthGrantEvent =
   | {
       readonly type: 'OAuthCodeIssued';
       readonly data: {
-        readonly grantId: string;
-        readonly accountId: string;
-        readonly clientId: string;
+        readonly grant_id: string;
+        readonly account_id: string;
+        readonly client_id: string;
         readonly scopes: readonly string[];
-        readonly redirectUri: string;
-        readonly codeHash: string;
+        readonly redirect_uri: string;
+        readonly code_hash: string;
         /** PKCE S256 challenge (base64url SHA-256 of the verifier), or null. */
-        readonly codeChallenge: string | null;
-        readonly issuedAt: string;
-        readonly expiresAt: string;
+        readonly code_challenge: string | null;
+        readonly issued_at: string;
+        readonly expires_at: string;
       };
     }
   | {
       readonly type: 'OAuthTokensIssued';
       readonly data: {
-        readonly grantId: string;
-        readonly accountId: string;
-        readonly clientId: string;
+        readonly grant_id: string;
+        readonly account_id: string;
+        readonly client_id: string;
         /** `authorization_code` (the code is now spent) or `refresh_token` (the presented one is now rotated). */
         readonly via: 'authorization_code' | 'refresh_token';
         readonly scopes: readonly string[];
-        readonly accessTokenId: string;
-        readonly accessTokenHash: string;
-        readonly accessExpiresAt: string;
-        readonly refreshTokenHash: string;
-        readonly refreshExpiresAt: string;
-        readonly issuedAt: string;
+        readonly access_token_id: string;
+        readonly access_token_hash: string;
+        readonly access_expires_at: string;
+        readonly refresh_token_hash: string;
+        readonly refresh_expires_at: string;
+        readonly issued_at: string;
       };
     }
-  | { readonly type: 'OAuthAccessTokenRevoked'; readonly data: { readonly grantId: string; readonly accessTokenId: string; readonly revokedAt: string } }
+  | { readonly type: 'OAuthAccessTokenRevoked'; readonly data: { readonly grant_id: string; readonly access_token_id: string; readonly revoked_at: string } }
   | {
       readonly type: 'OAuthGrantRevoked';
       readonly data: {
-        readonly grantId: string;
-        readonly accountId: string;
+        readonly grant_id: string;
+        readonly account_id: string;
         /** `code_verifier_mismatch`: a failed PKCE attempt spends the code (it can never be redeemed afterwards). */
         readonly reason: RevokeReason;
-        readonly revokedAt: string;
+        readonly revoked_at: string;
       };
     };
 
@@ -145,24 +146,24 @@ function tokensEvent(state: GrantFields, via: 'authorization_code' | 'refresh_to
   return {
     type: 'OAuthTokensIssued',
     data: {
-      grantId: state.grantId,
-      accountId: state.accountId,
-      clientId: state.clientId,
+      grant_id: state.grantId,
+      account_id: state.accountId,
+      client_id: state.clientId,
       via,
       scopes: [...scopes],
-      accessTokenId: t.accessTokenId,
-      accessTokenHash: t.accessTokenHash,
-      accessExpiresAt: t.accessExpiresAt.toISOString(),
-      refreshTokenHash: t.refreshTokenHash,
-      refreshExpiresAt: t.refreshExpiresAt.toISOString(),
-      issuedAt: now.toISOString(),
+      access_token_id: t.accessTokenId,
+      access_token_hash: t.accessTokenHash,
+      access_expires_at: t.accessExpiresAt.toISOString(),
+      refresh_token_hash: t.refreshTokenHash,
+      refresh_expires_at: t.refreshExpiresAt.toISOString(),
+      issued_at: now.toISOString(),
     },
   };
 }
 
 const revoke = (state: GrantFields, reason: RevokeReason, now: Date): OAuthGrantEvent => ({
   type: 'OAuthGrantRevoked',
-  data: { grantId: state.grantId, accountId: state.accountId, reason, revokedAt: now.toISOString() },
+  data: { grant_id: state.grantId, account_id: state.accountId, reason, revoked_at: now.toISOString() },
 });
 
 export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAuthGrantEvent> = {
@@ -172,14 +173,14 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
       case 'OAuthCodeIssued':
         return {
           status: 'pending',
-          grantId: event.data.grantId,
-          accountId: event.data.accountId,
-          clientId: event.data.clientId,
+          grantId: event.data.grant_id,
+          accountId: event.data.account_id,
+          clientId: event.data.client_id,
           scopes: event.data.scopes,
-          redirectUri: event.data.redirectUri,
-          codeHash: event.data.codeHash,
-          codeChallenge: event.data.codeChallenge,
-          codeExpiresAt: event.data.expiresAt,
+          redirectUri: event.data.redirect_uri,
+          codeHash: event.data.code_hash,
+          codeChallenge: event.data.code_challenge,
+          codeExpiresAt: event.data.expires_at,
           codeUsed: false,
           refreshHash: null,
           refreshExpiresAt: null,
@@ -194,13 +195,13 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
           status: state.status === 'revoked' ? 'revoked' : 'active',
           codeUsed: true,
           rotatedRefreshHashes: state.refreshHash ? [...state.rotatedRefreshHashes, state.refreshHash] : state.rotatedRefreshHashes,
-          refreshHash: event.data.refreshTokenHash,
-          refreshExpiresAt: event.data.refreshExpiresAt,
-          accessTokenIds: [...state.accessTokenIds, event.data.accessTokenId],
+          refreshHash: event.data.refresh_token_hash,
+          refreshExpiresAt: event.data.refresh_expires_at,
+          accessTokenIds: [...state.accessTokenIds, event.data.access_token_id],
         };
       case 'OAuthAccessTokenRevoked':
         if (state.status === 'none') return state;
-        return { ...state, revokedAccessTokenIds: [...state.revokedAccessTokenIds, event.data.accessTokenId] };
+        return { ...state, revokedAccessTokenIds: [...state.revokedAccessTokenIds, event.data.access_token_id] };
       case 'OAuthGrantRevoked':
         if (state.status === 'none') return state;
         return { ...state, status: 'revoked', codeUsed: true };
@@ -218,15 +219,15 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
           {
             type: 'OAuthCodeIssued',
             data: {
-              grantId: command.grantId,
-              accountId: command.accountId,
-              clientId: command.clientId,
+              grant_id: command.grantId,
+              account_id: command.accountId,
+              client_id: command.clientId,
               scopes: [...command.scopes],
-              redirectUri: command.redirectUri,
-              codeHash: command.codeHash,
-              codeChallenge: command.codeChallenge,
-              issuedAt: command.now.toISOString(),
-              expiresAt: command.expiresAt.toISOString(),
+              redirect_uri: command.redirectUri,
+              code_hash: command.codeHash,
+              code_challenge: command.codeChallenge,
+              issued_at: command.now.toISOString(),
+              expires_at: command.expiresAt.toISOString(),
             },
           },
         ];
@@ -267,7 +268,7 @@ export const oauthGrantDecider: Decider<OAuthGrantState, OAuthGrantCommand, OAut
         if (state.status !== 'active' || !state.accessTokenIds.includes(command.accessTokenId) || state.revokedAccessTokenIds.includes(command.accessTokenId)) {
           return [];
         }
-        return [{ type: 'OAuthAccessTokenRevoked', data: { grantId: state.grantId, accessTokenId: command.accessTokenId, revokedAt: command.now.toISOString() } }];
+        return [{ type: 'OAuthAccessTokenRevoked', data: { grant_id: state.grantId, access_token_id: command.accessTokenId, revoked_at: command.now.toISOString() } }];
       case 'RevokeGrant':
         if (state.status === 'none' || state.status === 'revoked') return [];
         return [revoke(state, command.reason, command.now)];

@@ -7,15 +7,15 @@ const verifier = 'v'.repeat(50);
 const codeIssued: OAuthGrantEvent = {
   type: 'OAuthCodeIssued',
   data: {
-    grantId: 'grant_1',
-    accountId: 'acc_1',
-    clientId: 'client_1',
+    grant_id: 'grant_1',
+    account_id: 'acc_1',
+    client_id: 'client_1',
     scopes: ['read', 'create'],
-    redirectUri: 'https://app.example/cb',
-    codeHash: 'code-hash',
-    codeChallenge: pkceChallenge(verifier),
-    issuedAt: t0.toISOString(),
-    expiresAt: later(60_000).toISOString(),
+    redirect_uri: 'https://app.example/cb',
+    code_hash: 'code-hash',
+    code_challenge: pkceChallenge(verifier),
+    issued_at: t0.toISOString(),
+    expires_at: later(60_000).toISOString(),
   },
 };
 const tokens = (n: number): NewTokens => ({
@@ -28,17 +28,17 @@ const tokens = (n: number): NewTokens => ({
 const issuedEvent = (n: number, via: 'authorization_code' | 'refresh_token', scopes = ['read', 'create']): OAuthGrantEvent => ({
   type: 'OAuthTokensIssued',
   data: {
-    grantId: 'grant_1',
-    accountId: 'acc_1',
-    clientId: 'client_1',
+    grant_id: 'grant_1',
+    account_id: 'acc_1',
+    client_id: 'client_1',
     via,
     scopes,
-    accessTokenId: `at_${n}`,
-    accessTokenHash: `access-${n}`,
-    accessExpiresAt: later(3_600_000).toISOString(),
-    refreshTokenHash: `refresh-${n}`,
-    refreshExpiresAt: later(86_400_000).toISOString(),
-    issuedAt: later(1000).toISOString(),
+    access_token_id: `at_${n}`,
+    access_token_hash: `access-${n}`,
+    access_expires_at: later(3_600_000).toISOString(),
+    refresh_token_hash: `refresh-${n}`,
+    refresh_expires_at: later(86_400_000).toISOString(),
+    issued_at: later(1000).toISOString(),
   },
 });
 const redeem = (over: Partial<{ clientId: string; codeHash: string; redirectUri: string | undefined; codeVerifier: string | undefined; now: Date }> = {}) => ({
@@ -79,13 +79,13 @@ describe('OAuth grant decider', () => {
   });
 
   it('spends the code on a wrong or missing verifier: the grant is revoked and the right verifier comes too late', () => {
-    const spent: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_verifier_mismatch', revokedAt: later(1000).toISOString() } };
+    const spent: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'code_verifier_mismatch', revoked_at: later(1000).toISOString() } };
     for (const codeVerifier of ['w'.repeat(50), undefined, 'short']) spec.given([codeIssued]).when(redeem({ codeVerifier })).then([spent]);
     expect(grantError([codeIssued, spent], redeem())).toBe('invalid_grant');
   });
 
   it('refuses a verifier when the request had no challenge', () => {
-    const noPkce: OAuthGrantEvent = { ...codeIssued, data: { ...(codeIssued.data as Extract<OAuthGrantEvent, { type: 'OAuthCodeIssued' }>['data']), codeChallenge: null } } as OAuthGrantEvent;
+    const noPkce: OAuthGrantEvent = { ...codeIssued, data: { ...(codeIssued.data as Extract<OAuthGrantEvent, { type: 'OAuthCodeIssued' }>['data']), code_challenge: null } } as OAuthGrantEvent;
     expect(grantError([noPkce], redeem())).toBe('invalid_grant');
     spec.given([noPkce]).when(redeem({ codeVerifier: undefined })).then([issuedEvent(1, 'authorization_code')]);
   });
@@ -94,8 +94,8 @@ describe('OAuth grant decider', () => {
     spec
       .given([codeIssued, issuedEvent(1, 'authorization_code')])
       .when(redeem())
-      .then([{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_reuse', revokedAt: later(1000).toISOString() } }]);
-    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'code_reuse', revokedAt: t0.toISOString() } };
+      .then([{ type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'code_reuse', revoked_at: later(1000).toISOString() } }]);
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'code_reuse', revoked_at: t0.toISOString() } };
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], redeem())).toBe('invalid_grant');
   });
 
@@ -104,7 +104,7 @@ describe('OAuth grant decider', () => {
   it('rotates the refresh token', () => {
     spec.given([codeIssued, issuedEvent(1, 'authorization_code')]).when(refresh('refresh-1')).thenReturns((events) => {
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ type: 'OAuthTokensIssued', data: { via: 'refresh_token', refreshTokenHash: 'refresh-2', accessTokenId: 'at_2' } });
+      expect(events[0]).toMatchObject({ type: 'OAuthTokensIssued', data: { via: 'refresh_token', refresh_token_hash: 'refresh-2', access_token_id: 'at_2' } });
     });
   });
 
@@ -121,22 +121,22 @@ describe('OAuth grant decider', () => {
     spec
       .given([codeIssued, issuedEvent(1, 'authorization_code'), issuedEvent(2, 'refresh_token')])
       .when(refresh('refresh-1'))
-      .then([{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'refresh_token_reuse', revokedAt: later(2000).toISOString() } }]);
+      .then([{ type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'refresh_token_reuse', revoked_at: later(2000).toISOString() } }]);
   });
 
   it('refuses an unknown refresh token, another client, and anything after revocation', () => {
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], refresh('nope'))).toBe('invalid_grant');
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), clientId: 'client_2' })).toBe('invalid_grant');
-    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'revoked_by_client', revokedAt: t0.toISOString() } };
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'revoked_by_client', revoked_at: t0.toISOString() } };
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code'), revoked], refresh('refresh-1'))).toBe('invalid_grant');
     expect(grantError([codeIssued, issuedEvent(1, 'authorization_code')], { ...refresh('refresh-1'), now: later(86_400_000) })).toBe('invalid_grant');
   });
 
   it('revokes single access tokens and whole grants idempotently', () => {
     const given = [codeIssued, issuedEvent(1, 'authorization_code')];
-    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_1', now: t0 }).then([{ type: 'OAuthAccessTokenRevoked', data: { grantId: 'grant_1', accessTokenId: 'at_1', revokedAt: t0.toISOString() } }]);
+    spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_1', now: t0 }).then([{ type: 'OAuthAccessTokenRevoked', data: { grant_id: 'grant_1', access_token_id: 'at_1', revoked_at: t0.toISOString() } }]);
     spec.given(given).when({ type: 'RevokeAccessToken', accessTokenId: 'at_9', now: t0 }).then([]);
-    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grantId: 'grant_1', accountId: 'acc_1', reason: 'revoked_by_client', revokedAt: t0.toISOString() } };
+    const revoked: OAuthGrantEvent = { type: 'OAuthGrantRevoked', data: { grant_id: 'grant_1', account_id: 'acc_1', reason: 'revoked_by_client', revoked_at: t0.toISOString() } };
     spec.given(given).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([revoked]);
     spec.given([...given, revoked]).when({ type: 'RevokeGrant', reason: 'revoked_by_client', now: t0 }).then([]);
   });

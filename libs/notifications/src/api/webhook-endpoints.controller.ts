@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
 import { DeliveriesService } from '../application/deliveries/deliveries.service';
 import { EndpointsService } from '../application/endpoints/endpoints.service';
+import { WEBHOOK_ENDPOINTS_OPENAPI } from './webhook-endpoints.openapi';
 
 /** POST /v1/webhook-endpoints: `{url, events, description?}`, no other fields. */
 export class CreateWebhookEndpointDto {
@@ -20,6 +21,7 @@ class PageQuery {
 
 /** The caller's webhook endpoints (CONTRACT §10). */
 @Controller('v1/webhook-endpoints')
+@OpenApiOperations(WEBHOOK_ENDPOINTS_OPENAPI)
 export class WebhookEndpointsController {
   constructor(
     private readonly endpoints: EndpointsService,

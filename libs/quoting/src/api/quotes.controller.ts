@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { IsObject, IsOptional, IsString, Length } from 'class-validator';
-import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
 import { IssueQuoteHandler, type QuoteResponse } from '../application/issue-quote/issue-quote.handler';
+import { QUOTES_OPENAPI } from './quotes.openapi';
 
 /** Body of POST /v1/quotes: exactly these fields (others are refused). */
 export class IssueQuoteBody {
@@ -13,6 +14,7 @@ export class IssueQuoteBody {
 }
 
 @Controller('v1/quotes')
+@OpenApiOperations(QUOTES_OPENAPI)
 export class QuotesController {
   constructor(private readonly issue: IssueQuoteHandler) {}
 

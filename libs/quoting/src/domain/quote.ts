@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 
 /**
  * A quote (stream `quote-<quote_id>`): a priced, validated request that reserves nothing.
@@ -42,9 +42,9 @@ export type QuoteEvent =
 export const QUOTE_EVENT_TYPES: readonly QuoteEvent['type'][] = ['QuoteIssued', 'QuoteAccepted', 'QuoteReleased'];
 
 export type QuoteCommand =
-  | { type: 'IssueQuote'; terms: QuoteTerms }
-  | { type: 'AcceptQuote'; quoteId: string; accountId: string; taskId: string; now: Date }
-  | { type: 'ReleaseQuote'; quoteId: string; taskId: string; now: Date };
+  | Command<'IssueQuote', QuoteTerms>
+  | Command<'AcceptQuote', { readonly quote_id: string; readonly account_id: string; readonly task_id: string }>
+  | Command<'ReleaseQuote', { readonly quote_id: string; readonly task_id: string }>;
 
 export type QuoteState =
   | { readonly status: 'none' }
@@ -80,29 +80,29 @@ function evolve(state: QuoteState, event: QuoteEvent): QuoteState {
 function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
   switch (command.type) {
     case 'IssueQuote':
-      if (state.status !== 'none') throw new AppError('CONFLICT', `quote ${command.terms.quote_id} exists`);
-      return [{ type: 'QuoteIssued', data: command.terms }];
+      if (state.status !== 'none') throw new AppError('CONFLICT', `quote ${command.data.quote_id} exists`);
+      return [{ type: 'QuoteIssued', data: command.data }];
     case 'AcceptQuote': {
-      if (state.status === 'none' || state.terms.account_id !== command.accountId) {
-        throw new AppError('NOT_FOUND', `quote ${command.quoteId} not found`);
+      if (state.status === 'none' || state.terms.account_id !== command.data.account_id) {
+        throw new AppError('NOT_FOUND', `quote ${command.data.quote_id} not found`);
       }
-      if (state.acceptedBy === command.taskId) return [];
-      if (state.released.includes(command.taskId)) {
-        throw new AppError('CONFLICT', `the creation of task ${command.taskId} was rolled back`);
+      if (state.acceptedBy === command.data.task_id) return [];
+      if (state.released.includes(command.data.task_id)) {
+        throw new AppError('CONFLICT', `the creation of task ${command.data.task_id} was rolled back`);
       }
-      if (state.acceptedBy !== null) throw new AppError('QUOTE_ALREADY_USED', `quote ${command.quoteId} is already used by another task`);
-      if (command.now.getTime() >= Date.parse(state.terms.expires_at)) {
-        throw new AppError('QUOTE_EXPIRED', `quote ${command.quoteId} expired at ${state.terms.expires_at}; request a new quote`);
+      if (state.acceptedBy !== null) throw new AppError('QUOTE_ALREADY_USED', `quote ${command.data.quote_id} is already used by another task`);
+      if (command.metadata.now.getTime() >= Date.parse(state.terms.expires_at)) {
+        throw new AppError('QUOTE_EXPIRED', `quote ${command.data.quote_id} expired at ${state.terms.expires_at}; request a new quote`);
       }
-      return [{ type: 'QuoteAccepted', data: { quote_id: command.quoteId, account_id: command.accountId, task_id: command.taskId, at: command.now.toISOString() } }];
+      return [{ type: 'QuoteAccepted', data: { quote_id: command.data.quote_id, account_id: command.data.account_id, task_id: command.data.task_id, at: command.metadata.now.toISOString() } }];
     }
     case 'ReleaseQuote': {
       if (state.status === 'none') return [];
-      if (state.released.includes(command.taskId)) return [];
+      if (state.released.includes(command.data.task_id)) return [];
       return [
         {
           type: 'QuoteReleased',
-          data: { quote_id: command.quoteId, account_id: state.terms.account_id, task_id: command.taskId, at: command.now.toISOString() },
+          data: { quote_id: command.data.quote_id, account_id: state.terms.account_id, task_id: command.data.task_id, at: command.metadata.now.toISOString() },
         },
       ];
     }
@@ -118,7 +118,7 @@ export const quoteDecider: Decider<QuoteState, QuoteCommand, QuoteEvent> = { ini
 /** Why a quote cannot be locked by a new task now, or null when it can. */
 export function quoteUnusableReason(state: QuoteState, quoteId: string, accountId: string, now: Date): AppError | null {
   try {
-    decide({ type: 'AcceptQuote', quoteId, accountId, taskId: '\u0000probe', now }, state);
+    decide({ type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: '\u0000probe' }, metadata: { now } }, state);
     return null;
   } catch (err) {
     if (err instanceof AppError) return err;

@@ -34,50 +34,50 @@ const spec = DeciderSpecification.for(quoteDecider);
 
 describe('quote decider', () => {
   it('issues a quote once', () => {
-    spec.given([]).when({ type: 'IssueQuote', terms }).then([issued]);
-    spec.given([issued]).when({ type: 'IssueQuote', terms }).thenThrows('CONFLICT');
+    spec.given([]).when({ type: 'IssueQuote', data: terms, metadata: { now: issuedAt } }).then([issued]);
+    spec.given([issued]).when({ type: 'IssueQuote', data: terms, metadata: { now: issuedAt } }).thenThrows('CONFLICT');
   });
 
   it('is accepted by one task', () => {
-    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon }).then([accepted('task_a')]);
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } }).then([accepted('task_a')]);
   });
 
   it('accepting again by the same task is idempotent, even after expiry', () => {
     const late = new Date(issuedAt.getTime() + 20 * 60_000);
-    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: late }).then([]);
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: late } }).then([]);
   });
 
   it('refuses a second task: QUOTE_ALREADY_USED', () => {
-    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_b', now: soon }).thenThrows('QUOTE_ALREADY_USED');
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b' }, metadata: { now: soon } }).thenThrows('QUOTE_ALREADY_USED');
   });
 
   it('refuses after 15 minutes: QUOTE_EXPIRED', () => {
     const at = new Date(issuedAt.getTime() + 15 * 60_000);
-    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: at }).thenThrows('QUOTE_EXPIRED');
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: at } }).thenThrows('QUOTE_EXPIRED');
   });
 
   it('is not found for another account or when unknown', () => {
-    spec.given([issued]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_2', taskId: 'task_a', now: soon }).thenThrows('NOT_FOUND');
-    spec.given([]).when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon }).thenThrows('NOT_FOUND');
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_2', task_id: 'task_a' }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
   });
 
   it('a released lock frees the quote for another task but never for the released one', () => {
-    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_a', now: soon }).then([released('task_a')]);
+    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', data: { quote_id: 'qt_1', task_id: 'task_a' }, metadata: { now: soon } }).then([released('task_a')]);
     spec
       .given([issued, accepted('task_a'), released('task_a')])
-      .when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_b', now: soon })
+      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b' }, metadata: { now: soon } })
       .then([accepted('task_b')]);
     spec
       .given([issued, accepted('task_a'), released('task_a')])
-      .when({ type: 'AcceptQuote', quoteId: 'qt_1', accountId: 'acc_1', taskId: 'task_a', now: soon })
+      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } })
       .thenThrows('CONFLICT');
   });
 
   it('releasing for a task that never locked it leaves a tombstone and keeps the other lock', () => {
-    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_b', now: soon }).then([released('task_b')]);
+    spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', data: { quote_id: 'qt_1', task_id: 'task_b' }, metadata: { now: soon } }).then([released('task_b')]);
     const state = fold(quoteDecider, [issued, accepted('task_a'), released('task_b')]);
     expect(state.status).toBe('accepted');
-    spec.given([issued, accepted('task_a'), released('task_b')]).when({ type: 'ReleaseQuote', quoteId: 'qt_1', taskId: 'task_b', now: soon }).then([]);
+    spec.given([issued, accepted('task_a'), released('task_b')]).when({ type: 'ReleaseQuote', data: { quote_id: 'qt_1', task_id: 'task_b' }, metadata: { now: soon } }).then([]);
   });
 
   it('tells why a quote cannot be used by a new task', () => {

@@ -1,8 +1,11 @@
 import { AppError } from '../errors';
 import { KeyedLock } from '../keyed-lock';
 import type { Decider } from './decider';
+import { randomUUID } from 'node:crypto';
 import { CommandHandler } from './command-handler';
 import { SqliteEventStore } from './sqlite-event-store';
+import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from './event-store.port';
+import type { DomainEvent, NewEvent, RecordedEvent } from './event';
 
 type Ev = { type: 'Added'; data: { n: number } };
 type Cmd = { type: 'Add'; data: { n: number; max: number } };
@@ -44,6 +47,97 @@ describe('CommandHandler (per-stream cache and serialisation)', () => {
     const r = await here.handle('c-3', { type: 'Add', data: { n: 1, max: 7 } });
     expect(r.state).toBe(7);
     await expect(here.handle('c-3', { type: 'Add', data: { n: 1, max: 7 } })).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+});
+
+/**
+ * The embedded store, with a hook run just before an append is queued: there, another process
+ * writes the stream (a synchronous insert on the database, so it commits before the append).
+ */
+class InterleavedStore extends EventStore {
+  override get pipelinedAppends(): boolean {
+    return true;
+  }
+  beforeNextAppend: (() => void) | undefined;
+  constructor(readonly inner: SqliteEventStore) {
+    super();
+  }
+  /** What another process would append: one `Added` event at the stream's next revision. */
+  otherProcessAdds(stream: string, n: number): void {
+    const db = this.inner.connection;
+    const head = db.prepare('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: bigint | null };
+    db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)').run(
+      randomUUID(), stream, (head.r ?? -1n) + 1n, 'Added', JSON.stringify({ n }), JSON.stringify({ schemaVersion: 1, occurredAt: new Date().toISOString() }),
+    );
+  }
+  override appendToStream<E extends DomainEvent>(s: string, events: readonly NewEvent<E>[], o?: AppendOptions): Promise<AppendResult> {
+    const hook = this.beforeNextAppend;
+    this.beforeNextAppend = undefined;
+    hook?.();
+    return this.inner.appendToStream(s, events, o);
+  }
+  override readStream<E extends DomainEvent>(s: string, o?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]> {
+    return this.inner.readStream(s, o);
+  }
+  override readAll(o?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.inner.readAll(o);
+  }
+  override headPosition(): Promise<bigint> {
+    return this.inner.headPosition();
+  }
+  override onAppended(l: () => void): () => void {
+    return this.inner.onAppended(l);
+  }
+  override ping(): Promise<void> {
+    return this.inner.ping();
+  }
+  override close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+describe('CommandHandler on a store with pipelined appends (the embedded one)', () => {
+  let store: SqliteEventStore;
+  beforeEach(() => (store = new SqliteEventStore(':memory:')));
+  afterEach(() => store.close());
+  const add = (n: number, max: number): Cmd => ({ type: 'Add', data: { n, max } });
+  const total = async (stream: string) => (await store.readStream<Ev>(stream)).reduce((s, e) => s + e.data.n, 0);
+
+  it('decides the next command on top of appends in flight: 40 adds go into a few group commits, not one each', async () => {
+    const h = new CommandHandler(store, counter, { retries: 0 });
+    let commits = 0;
+    store.onAppended(() => commits++);
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => h.handle('p-1', add(1, 40))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(40);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(Array(10).fill('CONFLICT'));
+    expect(await total('p-1')).toBe(40);
+    expect(commits).toBeLessThan(10);
+  });
+
+  it('a command decided on top of a failed append is not stored, even when the revision it expects is there (written by another process)', async () => {
+    const s = new InterleavedStore(store);
+    const h = new CommandHandler(s, counter);
+    await h.handle('p-2', add(1, 3)); // total 1, cached
+    // The first add below is queued right after another process adds 2 (total 3): it fails on
+    // its revision; the second, decided on top of it, expects the revision the other process
+    // took, and must fail too (its precondition is the first one's event).
+    s.beforeNextAppend = () => s.otherProcessAdds('p-2', 2);
+    const results = await Promise.allSettled([h.handle('p-2', add(1, 3)), h.handle('p-2', add(1, 3))]);
+    expect(results.map((r) => (r.status === 'rejected' ? r.reason.code : 'stored'))).toEqual(['CONFLICT', 'CONFLICT']);
+    expect(await total('p-2')).toBe(3);
+    expect((await h.load('p-2')).state).toBe(3);
+  });
+
+  it('a refusal decided on top of an append that then fails is decided again', async () => {
+    const s = new InterleavedStore(store);
+    const h = new CommandHandler(s, counter);
+    await h.handle('p-3', add(2, 3)); // total 2
+    // The first add (2 → 3) is queued after another process took 1 away: it fails and is decided
+    // again (1 → 2). The second was refused on top of it (3 + 1 > 3) and must not stay refused.
+    s.beforeNextAppend = () => s.otherProcessAdds('p-3', -1);
+    const results = await Promise.allSettled([h.handle('p-3', add(1, 3)), h.handle('p-3', add(1, 3))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(await total('p-3')).toBe(3);
   });
 });
 

@@ -1,7 +1,8 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { RequestContexts } from '../request-context';
+import { LeaseStore } from '../leases/lease-store.port';
 import { DuplicateKeyError, ReadStore } from '../read-store/read-store.port';
 import type { RecordedEvent } from './event';
 import { CheckpointStore, EventStore } from './event-store.port';
@@ -26,6 +27,14 @@ const HOLD_TTL_MS = 30_000;
  * stops): both are idempotent, so a crash only redelivers the events of the last interval.
  */
 const CHECKPOINT_EVERY_MS = 250;
+/**
+ * Time to live of the lease (`reactor:<name>`) by which one process at a time runs an
+ * exclusive reactor; the holder renews it at least every third of it, and another process
+ * takes the reactor over this long after the holder died.
+ */
+const REACTOR_LEASE_MS = 15_000;
+/** How often a process that does not run an exclusive reactor looks whether it may. */
+const REACTOR_LEASE_RETRY_MS = 1000;
 /** How often the projection loop looks for a replay hold of another process. */
 const HOLD_CHECK_MS = 50;
 
@@ -72,6 +81,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     private readonly readStore: ReadStore,
     private readonly checkpoints: CheckpointStore,
     private readonly discovery: DiscoveryService,
+    @Optional() @Inject(LeaseStore) private readonly leases?: LeaseStore,
   ) {}
 
   /** Discovers the projections and reactors of the composed modules. */
@@ -409,6 +419,12 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     }));
   }
 
+  /**
+   * One loop per reactor. An exclusive reactor steps only while this process holds its lease
+   * (`reactor:<name>`, renewed as it runs): one process across those sharing the stores runs
+   * it. A process that takes it over (the holder stopped or died) reads the stored checkpoint
+   * first, so it continues where the holder last stored (at least once, as after a crash).
+   */
   private reactorLoop(reactor: Reactor): Loop {
     const name = `reactor:${reactor.name}`;
     let position: bigint | undefined;
@@ -421,9 +437,28 @@ export class SubscriptionEngine implements OnApplicationShutdown {
       await this.checkpoints.store(name, at);
       stored = at;
     };
+    const leases = reactor.exclusive ? this.leases : undefined;
+    let holdsUntil = 0;
+    let nextTry = 0;
+    /** Whether this process runs the exclusive reactor now (takes or renews its lease). */
+    const mayRun = async (): Promise<boolean> => {
+      if (!leases) return true;
+      const now = Date.now();
+      if (holdsUntil - now > (REACTOR_LEASE_MS * 2) / 3) return true;
+      if (holdsUntil <= now && now < nextTry) return false;
+      if (await leases.acquire(name, this.instanceId, REACTOR_LEASE_MS)) {
+        if (holdsUntil <= now) position = stored = undefined; // taking over: read the stored checkpoint
+        holdsUntil = now + REACTOR_LEASE_MS;
+        return true;
+      }
+      holdsUntil = 0;
+      nextTry = now + REACTOR_LEASE_RETRY_MS;
+      return false;
+    };
     return this.loop(
       `reactor ${reactor.name}`,
       async () => {
+        if (!(await mayRun())) return false;
         if (position === undefined) stored = position = (await this.checkpoints.load(name)) ?? -1n;
         const batch = await this.events.readAll({ after: position, maxCount: 100 });
         try {
@@ -439,7 +474,11 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         }
         return batch.length === 100;
       },
-      store,
+      async () => {
+        await store();
+        // Hand an exclusive reactor over at once instead of after the lease's time to live.
+        if (leases && holdsUntil > Date.now()) await leases.release(name, this.instanceId).catch(() => undefined);
+      },
     );
   }
 

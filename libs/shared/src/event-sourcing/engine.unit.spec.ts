@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
+import type { LeaseStore } from '../leases/lease-store.port';
+import { ReadStoreLeaseStore } from '../leases/read-store-lease-store';
 import { ReadStore, type Doc } from '../read-store/read-store.port';
 import { SqliteReadStore } from '../read-store/sqlite-read-store';
 import { RequestContexts } from '../request-context';
@@ -71,8 +73,8 @@ describe.each([
   let readStore: ReadStore;
   let checkpoints: SqliteCheckpointStore;
   const engines: SubscriptionEngine[] = [];
-  const engine = (projections: Projection[], reactors: Reactor[] = []) => {
-    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, reactors));
+  const engine = (projections: Projection[], reactors: Reactor[] = [], leases?: LeaseStore) => {
+    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, reactors), leases);
     engines.push(e);
     return e;
   };
@@ -221,7 +223,10 @@ describe.each([
   // Reactors do not touch the read store: their tests run once, on the first store.
   (transactional ? describe : describe.skip)('reactors', () => {
     class Recorder implements Reactor {
-      readonly name = 'recorder';
+      constructor(
+        readonly name = 'recorder',
+        readonly exclusive = false,
+      ) {}
       readonly handles = ['ItemAdded'];
       readonly handled: string[] = [];
       readonly contexts: (string | undefined)[] = [];
@@ -314,6 +319,28 @@ describe.each([
       } finally {
         jest.useRealTimers();
       }
+    });
+
+    it('runs an exclusive reactor in one process at a time (the others run every reactor); another takes over when it stops', async () => {
+      const leases = new ReadStoreLeaseStore(SqliteReadStore.open(':memory:'));
+      const [x1, x2] = [new Recorder('once', true), new Recorder('once', true)];
+      const [p1, p2] = [new Recorder('everywhere'), new Recorder('everywhere')];
+      const e1 = engine([], [x1, p1], leases);
+      const e2 = engine([], [x2, p2], leases);
+      await Promise.all([e1.start(), e2.start()]);
+      await events.appendToStream('order-1', ['a', 'b', 'c', 'd'].map(added));
+      await until(() => x1.handled.length + x2.handled.length >= 4 && p1.handled.length === 4 && p2.handled.length === 4);
+      await new Promise((res) => setTimeout(res, 400));
+      expect([...x1.handled, ...x2.handled]).toEqual(['a', 'b', 'c', 'd']);
+      expect([x1.handled.length, x2.handled.length].sort()).toEqual([0, 4]);
+      expect(p2.handled).toEqual(['a', 'b', 'c', 'd']);
+
+      const [holder, other] = x1.handled.length ? [e1, x2] : [e2, x1];
+      await holder.stop();
+      await events.appendToStream('order-1', ['e', 'f'].map(added));
+      await until(() => other.handled.length === 2);
+      await new Promise((res) => setTimeout(res, 300));
+      expect([...x1.handled, ...x2.handled].sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
     });
 
     it('start({ reactors: false }) runs projections only', async () => {

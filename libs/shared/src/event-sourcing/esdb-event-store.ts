@@ -21,7 +21,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { ConcurrencyError } from '../errors';
 import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './event';
-import { EventStore, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
+import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from './event-store.port';
 import { eventSchemas, type EventSchemas } from './upcasters';
 
 /**
@@ -95,12 +95,10 @@ export class EsdbEventStore extends EventStore {
     this.emitter.setMaxListeners(100);
   }
 
-  override async appendToStream<E extends DomainEvent>(
-    stream: string,
-    events: readonly NewEvent<E>[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  override async appendToStream<E extends DomainEvent>(stream: string, events: readonly NewEvent<E>[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
+    // No pipelined appends here (`pipelinedAppends` is false): commands wait for each append.
+    if (options.expectedLastEventId !== undefined || options.after?.length) throw new Error('pipelined appends are not supported by the EventStoreDB adapter');
     if (BigInt(events.length) > GROUP) throw new Error(`append of more than ${GROUP} events in one call`);
     const now = new Date().toISOString();
     // Serialise everything first: a bad event fails the whole append before anything is sent.

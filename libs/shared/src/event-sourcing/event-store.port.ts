@@ -16,6 +16,24 @@ export function expectationMet(expected: ExpectedRevision, current: bigint): boo
   );
 }
 
+export interface AppendOptions {
+  readonly expectedRevision?: ExpectedRevision;
+  /**
+   * Also expected: the id of the stream's last event. A pipelined append (decided on top of an
+   * append of this process not committed yet) names that append's last event, so it fails
+   * with a `ConcurrencyError` unless exactly that append went in before it. Only for stores
+   * with `pipelinedAppends`.
+   */
+  readonly expectedLastEventId?: string;
+  /**
+   * Ids of events (of any stream) that must be stored before this append: committed earlier,
+   * or earlier in the same group commit. A step of a workflow queued before the step it
+   * follows has committed names that step's event, and fails with a `ConcurrencyError` if it
+   * did not go in. Only for stores with `pipelinedAppends`.
+   */
+  readonly after?: readonly string[];
+}
+
 export interface AppendResult {
   /** Revision of the last appended event: the expected revision of the next append. */
   readonly nextExpectedRevision: bigint;
@@ -35,11 +53,16 @@ export interface ReadAllOptions {
  * Reads return events with `data` lifted to the current schema version.
  */
 export abstract class EventStore {
-  abstract appendToStream<E extends DomainEvent>(
-    streamName: string,
-    events: readonly NewEvent<E>[],
-    options?: { expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult>;
+  /**
+   * Whether appends are applied in the order they were called (within this process) and
+   * `expectedLastEventId` and `after` are checked, so that a command may be decided on top of
+   * an append still in flight (see `CommandHandler`, `startCommand`). False unless a store says so.
+   */
+  get pipelinedAppends(): boolean {
+    return false;
+  }
+
+  abstract appendToStream<E extends DomainEvent>(streamName: string, events: readonly NewEvent<E>[], options?: AppendOptions): Promise<AppendResult>;
 
   /** All events of one stream in order; empty when the stream does not exist. */
   abstract readStream<E extends DomainEvent>(streamName: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]>;

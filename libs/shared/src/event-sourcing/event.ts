@@ -33,6 +33,12 @@ export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
   readonly metadata: EventMetadata;
 }
 
+/**
+ * A recorded event of a union of domain events, distributed over its members: a `switch` on
+ * `type` narrows `data` (`RecordedEvent<A | B>` alone would not).
+ */
+export type RecordedOf<E extends DomainEvent> = E extends DomainEvent ? RecordedEvent<E> : never;
+
 /** An event about to be appended. */
 export interface NewEvent<E extends DomainEvent = DomainEvent> {
   readonly type: E['type'];

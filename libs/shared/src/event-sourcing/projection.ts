@@ -1,6 +1,6 @@
 import type { Collection, Doc, IndexSpec, ReadStore } from '../read-store/read-store.port';
 import { DuplicateKeyError } from '../read-store/read-store.port';
-import type { RecordedEvent } from './event';
+import type { DomainEvent, RecordedEvent, RecordedOf } from './event';
 
 /** Where a projection writes: the live collections, or fresh ones during a replay. */
 export interface ProjectionTarget {
@@ -34,13 +34,16 @@ export type Positioned<T> = T & { _id: string; _pos: number };
  * Projection of one document per entity: `evolve(doc, event)` returns the new document
  * (or null to delete it). Each document records the last applied position, so redelivery
  * is a no-op, and writes are conditional on the version read (no lost update).
+ *
+ * `E` is the union of the events it reads: `handles` must name their types, and `documentId`
+ * and `evolve` receive them typed (the engine delivers only the types in `handles`).
  */
-export function documentProjection<T extends Record<string, unknown>>(spec: {
+export function documentProjection<T extends Record<string, unknown>, E extends DomainEvent = DomainEvent>(spec: {
   name: string;
   collection: string;
-  handles: readonly string[];
-  documentId(event: RecordedEvent): string | null;
-  evolve(doc: T | null, event: RecordedEvent): T | null;
+  handles: readonly E['type'][];
+  documentId(event: RecordedOf<E>): string | null;
+  evolve(doc: T | null, event: RecordedOf<E>): T | null;
   indexes?: Parameters<Collection['createIndex']>[0][];
 }): Projection {
   return {
@@ -51,7 +54,9 @@ export function documentProjection<T extends Record<string, unknown>>(spec: {
       const c = target.collection(spec.collection);
       for (const idx of spec.indexes ?? []) await c.createIndex(idx);
     },
-    async apply(event, target) {
+    async apply(recorded, target) {
+      // The engine delivers only the types in `handles`, which are E's.
+      const event = recorded as RecordedOf<E>;
       const id = spec.documentId(event);
       if (!id) return;
       const c = target.collection<Positioned<T>>(spec.collection);

@@ -9,6 +9,14 @@ import type { RecordedEvent } from './event';
 export interface Reactor {
   readonly name: string;
   readonly handles: readonly string[];
+  /**
+   * Run by one process at a time across the processes sharing the stores (a lease), instead
+   * of by every process that runs reactors. For reactors whose effects outside the event
+   * store need not be repeated by every worker (deleting stored objects, calling a supplier).
+   * Delivery stays at least once: a process taking over repeats the events after the last
+   * stored checkpoint.
+   */
+  readonly exclusive?: boolean;
   handle(event: RecordedEvent): Promise<void>;
 }
 

@@ -13,6 +13,10 @@ import { expectationMet, type ExpectedRevision } from './event-store.port';
 export interface AppendRequest {
   readonly stream: string;
   readonly expected: ExpectedRevision;
+  /** When set, the id the stream's last event must have (a pipelined append). */
+  readonly expectedLastEventId?: string;
+  /** When set, ids of events that must be stored already (a step queued after the one it follows). */
+  readonly after?: readonly string[];
   /** Serialized events, ready to insert. */
   readonly events: readonly { readonly id: string; readonly type: string; readonly data: string; readonly metadata: string }[];
 }
@@ -66,14 +70,16 @@ export function openEventDatabase(file: string, synchronous: Synchronous): Datab
  * runs in its own savepoint: one whose expected revision fails is rolled back alone.
  */
 export class SqliteCommitter {
-  private readonly streamHead: Database.Statement<[string], { revision: bigint | null }>;
+  private readonly streamHead: Database.Statement<[string], { revision: bigint; id: string }>;
   private readonly head: Database.Statement<[], { position: bigint | null }>;
+  private readonly stored: Database.Statement<[string], unknown>;
   private readonly insert: Database.Statement<[string, string, bigint, string, string, string]>;
   private readonly batch: Database.Transaction<(requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => bigint>;
 
   constructor(private readonly db: Database.Database) {
-    this.streamHead = db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+    this.streamHead = db.prepare('SELECT revision, id FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
     this.head = db.prepare('SELECT MAX(position) AS position FROM events');
+    this.stored = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
     this.insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
     const inSavepoint = db.transaction((r: AppendRequest) => this.appendOne(r));
     this.batch = db.transaction((requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => {
@@ -99,8 +105,13 @@ export class SqliteCommitter {
   }
 
   private appendOne(r: AppendRequest): AppendOutcome {
-    const current = this.streamHead.get(r.stream)?.revision ?? -1n;
-    if (!expectationMet(r.expected, current)) return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
+    const last = this.streamHead.get(r.stream);
+    const current = last?.revision ?? -1n;
+    if (!expectationMet(r.expected, current) || (r.expectedLastEventId !== undefined && r.expectedLastEventId !== last?.id)) {
+      return { ok: false, conflict: { expected: String(r.expected), actual: current === -1n ? 'no_stream' : String(current) } };
+    }
+    const missing = r.after?.find((id) => this.stored.get(id) === undefined);
+    if (missing !== undefined) return { ok: false, conflict: { expected: `event ${missing} stored`, actual: 'not stored' } };
     let revision = current;
     let firstPosition = -1n;
     let lastPosition = -1n;

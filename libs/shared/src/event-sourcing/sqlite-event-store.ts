@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { ConcurrencyError } from '../errors';
 import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './event';
 import { EventTail } from './event-tail';
-import { CheckpointStore, EventStore, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
+import { CheckpointStore, EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
 import {
   SqliteCommitter,
   openEventDatabase,
@@ -23,6 +23,8 @@ import { eventSchemas, type EventSchemas } from './upcasters';
 interface PendingAppend {
   readonly stream: string;
   readonly expected: ExpectedRevision;
+  readonly expectedLastEventId?: string;
+  readonly after?: readonly string[];
   readonly events: readonly NewEvent[];
   /** Each event's id and serialized data (serialized on append, so bad data fails that append alone). */
   readonly encoded: readonly { readonly id: string; readonly data: string }[];
@@ -119,16 +121,17 @@ export class SqliteEventStore extends EventStore {
     return this.db;
   }
 
-  override appendToStream<E extends DomainEvent>(
-    stream: string,
-    events: readonly NewEvent<E>[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  /** Appends are committed in call order (one queue, one writer) and check `expectedLastEventId` and `after`. */
+  override get pipelinedAppends(): boolean {
+    return true;
+  }
+
+  override appendToStream<E extends DomainEvent>(stream: string, events: readonly NewEvent<E>[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append of no events'));
     if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
     return new Promise<AppendResult>((resolve, reject) => {
       const encoded = events.map((e) => ({ id: e.id ?? randomUUID(), data: JSON.stringify(e.data) }));
-      this.pending.push({ stream, expected: options.expectedRevision ?? 'any', events, encoded, resolve, reject });
+      this.pending.push({ stream, expected: options.expectedRevision ?? 'any', expectedLastEventId: options.expectedLastEventId, after: options.after, events, encoded, resolve, reject });
       this.schedule();
     });
   }
@@ -151,9 +154,11 @@ export class SqliteEventStore extends EventStore {
     this.pending = [];
     if (batch.length === 0) return;
     const now = new Date().toISOString();
-    const requests: AppendRequest[] = batch.map(({ stream, expected, events, encoded }) => ({
+    const requests: AppendRequest[] = batch.map(({ stream, expected, expectedLastEventId, after, events, encoded }) => ({
       stream,
       expected,
+      ...(expectedLastEventId === undefined ? {} : { expectedLastEventId }),
+      ...(after?.length ? { after } : {}),
       events: events.map((e, i) => ({
         id: encoded[i].id,
         type: e.type,

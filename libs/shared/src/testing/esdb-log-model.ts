@@ -12,7 +12,7 @@ import {
 import { EventEmitter } from 'node:events';
 import { expectationMet } from '../event-sourcing/event-store.port';
 
-interface LogEvent {
+export interface LogEvent {
   id: string;
   streamId: string;
   revision: bigint;
@@ -35,7 +35,7 @@ const cmp = (a: Position, b: Position): number =>
  * when EVENTSTORE_URL is set.
  */
 export class EsdbLogModel {
-  private readonly log: LogEvent[] = [];
+  protected readonly log: LogEvent[] = [];
   private readonly subscribers = new Set<EventEmitter>();
   private next = 1000n;
 
@@ -57,6 +57,9 @@ export class EsdbLogModel {
     };
     return client as unknown as EventStoreDBClient;
   }
+
+  /** Called after every append (for subclasses that model more of the server). */
+  protected appended(): void {}
 
   private write(streamId: string, events: { id: string; type: string; data: unknown; metadata: unknown }[], revision: bigint): Position {
     const commit = this.next;
@@ -84,6 +87,7 @@ export class EsdbLogModel {
     if (every && this.log.length % every === 0) this.write('$stats-127.0.0.1:2113', [{ id: `sys-${this.next}`, type: '$statsCollected', data: {}, metadata: {} }], 0n);
     const position = this.write(stream, events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })), current + 1n);
     for (const s of this.subscribers) setImmediate(() => s.emit('data', {}));
+    this.appended();
     return { success: true, nextExpectedRevision: current + BigInt(events.length), position };
   }
 

@@ -1,10 +1,8 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import {
   AppConfig,
   Clock,
   EventStore,
-  LeaseStore,
   ReadStore,
   RequestContexts,
   SubscriptionEngine,
@@ -14,10 +12,10 @@ import {
   runsBackgroundWork,
   streamName,
 } from '@gensvc/shared';
-import { SupplierSettings } from '../supplier-settings';
 import { SUPPLIER_JOB_STREAM } from '../contracts/supplier-gateway';
 import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../domain/supplier-job';
 import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from './supplier-channel';
+import { SupplierJobClaims } from './supplier-job-claims';
 import { SUPPLIER_JOBS, type SupplierJobDoc } from './supplier-jobs.projection';
 
 /**
@@ -40,15 +38,16 @@ interface Slot {
  *
  * Survives restarts: once the subscriptions have started (a process whose role runs
  * background work, `all` or `worker`; the admin CLI never runs jobs) and the projections
- * caught up, it resumes every unfinished job from the `supplier_jobs` read model; new jobs
- * arrive through `schedule` (the gateway and the worker reactor). Deadlines come from the
- * job's stream, so they hold across restarts.
+ * caught up, it starts its claims and (with leases) resumes every unfinished job from the
+ * `supplier_jobs` read model; new jobs arrive through `schedule` (the gateway, the worker
+ * reactor, the claims). Deadlines come from the job's stream, so they hold across restarts.
  *
- * Several workers: every worker learns of every job, but a job steps only in the worker
- * that holds its lease (`supplier-job:<task id>` in the shared LeaseStore), so one worker
- * submits it. The holder renews its leases every third of their time to live while it runs;
- * when it dies, another worker takes the job over once the lease expired, and continues from
- * what the job's stream recorded.
+ * Several workers: a job steps only in the worker whose claim on it holds
+ * (`SupplierJobClaims`), so one worker submits it. On the embedded stores every worker
+ * learns of every job and the claim is a lease; on EventStoreDB the jobs are handed out by a
+ * persistent subscription with competing consumers. When the holder dies, another worker
+ * takes the job over and continues from what the job's stream recorded: a job the supplier
+ * already accepted is not submitted again.
  */
 @Injectable()
 export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -62,10 +61,6 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   private stopWatchingClock: (() => void) | undefined;
   private resumed = false;
   private stopped = false;
-  /** Jobs whose lease this process holds. */
-  private readonly held = new Set<string>();
-  private heartbeat: NodeJS.Timeout | undefined;
-  private readonly owner = `jobs-${process.pid}-${randomUUID()}`;
 
   constructor(
     private readonly events: EventStore,
@@ -73,12 +68,12 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     private readonly engine: SubscriptionEngine,
     private readonly clock: Clock,
     private readonly channels: SupplierChannels,
-    private readonly leases: LeaseStore,
-    private readonly settings: SupplierSettings,
+    private readonly claims: SupplierJobClaims,
     private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
+    let failures = 0;
     const tick = async () => {
       this.bootTimer = undefined;
       if (this.stopped) return;
@@ -87,16 +82,16 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
           await this.resumeAll();
           return;
         }
+        failures = 0;
       } catch (err) {
-        this.logger.error({ err }, 'resuming supplier jobs failed; retrying');
+        failures++;
+        this.logger.error({ err, failures }, 'starting the supplier job claims failed; retrying');
       }
-      this.bootTimer = setTimeout(tick, 100);
+      this.bootTimer = setTimeout(tick, failures ? Math.min(100 * 2 ** failures, 10_000) : 100);
       this.bootTimer.unref();
     };
     this.bootTimer = setTimeout(tick, 0);
     this.bootTimer.unref();
-    this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(this.settings.jobLeaseMs / 3)));
-    this.heartbeat.unref();
     this.stopWatchingClock = this.clock.onJump(() => {
       for (const taskId of [...this.slots.keys()]) this.schedule(taskId, 0);
     });
@@ -106,15 +101,13 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     this.stopped = true;
     this.stopWatchingClock?.();
     if (this.bootTimer) clearTimeout(this.bootTimer);
-    if (this.heartbeat) clearInterval(this.heartbeat);
     for (const slot of this.slots.values()) clearTimeout(slot.timer);
     this.slots.clear();
     this.abort.abort();
     const pending = [...this.chains.values()];
     await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, 5000).unref())]);
-    // Hand the jobs over at once instead of after the leases' time to live.
-    await Promise.allSettled([...this.held].map((taskId) => this.leases.release(leaseKey(taskId), this.owner)));
-    this.held.clear();
+    // Hand the jobs over at once instead of after the claims' time to live.
+    await this.claims.stop().catch((err) => this.logger.warn({ err }, 'handing the supplier jobs over failed'));
   }
 
   /** Whether this process runs jobs (its role runs background work and the subscriptions run here). */
@@ -191,40 +184,61 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
 
   private async resumeAll(): Promise<void> {
     if (this.resumed) return;
+    await this.claims.start({ offer: (taskId) => this.schedule(taskId), giveUp: (taskId, deliveries) => this.giveUp(taskId, deliveries) });
     this.resumed = true;
+    if (!this.claims.resumesFromReadModel) return;
     const open = await this.readStore.collection<SupplierJobDoc & { _id: string }>(SUPPLIER_JOBS).find({ status: { $in: ['queued', 'dispatched'] } });
     if (open.length) this.logger.log(`resuming ${open.length} unfinished supplier job(s)`);
     for (const job of open) this.schedule(job.task_id);
   }
 
-  private async renewLeases(): Promise<void> {
-    for (const taskId of [...this.held]) {
-      try {
-        if (!(await this.leases.acquire(leaseKey(taskId), this.owner, this.settings.jobLeaseMs))) this.held.delete(taskId);
-      } catch (err) {
-        this.logger.warn({ err, taskId }, 'renewing a job lease failed');
-      }
-    }
-  }
-
   /**
-   * Claims the job for this process. When another process holds it, looks again when that
-   * claim would expire (the holder renews it while alive, so this only succeeds after it died).
+   * Whether this process holds the job. When another process holds it, looks again when
+   * that claim could have passed (leases), or not at all (the claims offer it when it does).
    */
   private async claim(taskId: string): Promise<boolean> {
-    if (await this.leases.acquire(leaseKey(taskId), this.owner, this.settings.jobLeaseMs)) {
-      this.held.add(taskId);
-      return true;
-    }
-    this.held.delete(taskId);
-    const holder = await this.leases.holder(leaseKey(taskId));
-    const wait = holder ? holder.expiresAt - Date.now() : 0;
-    this.schedule(taskId, Math.max(50, wait + Math.floor(Math.random() * 250)));
+    const claimed = await this.claims.claim(taskId);
+    if (claimed === true) return true;
+    // Another process runs it: nothing of it is kept here.
+    this.runtimes.delete(taskId);
+    this.failures.delete(taskId);
+    if (claimed !== false) this.schedule(taskId, claimed.retryInMs);
     return false;
   }
 
+  /**
+   * Ends a job its workers kept dying on (the claims handed it out too often): fails it with
+   * `SUPPLIER_UNAVAILABLE`, which releases its reservation, and tells the supplier to stop.
+   */
+  private async giveUp(taskId: string, deliveries: number, attempt = 1): Promise<void> {
+    try {
+      await this.failHandedOver(taskId, deliveries);
+    } catch (err) {
+      // The event store did not take it: try again while this process holds the job.
+      if (this.stopped) return;
+      this.logger.error({ err, taskId, attempt }, 'failing an over-delivered supplier job failed; retrying');
+      setTimeout(() => void this.giveUp(taskId, deliveries, attempt + 1), Math.min(200 * 2 ** attempt, 30_000)).unref();
+    }
+  }
+
+  private failHandedOver(taskId: string, deliveries: number): Promise<void> {
+    return this.exclusive(taskId, () =>
+      RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
+        const { state } = await this.load(taskId);
+        if (state.status !== 'none' && !isTerminal(state)) {
+          const job = state as ActiveJob;
+          this.logger.error({ taskId, deliveries }, 'a supplier job was handed to a worker too often; failing it');
+          await this.record(taskId, { type: 'FailJob', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' } });
+          const channel = this.channels.get(job.job.supplier);
+          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
+        }
+        this.forget(taskId);
+      }),
+    );
+  }
+
   private forget(taskId: string): void {
-    if (this.held.delete(taskId)) void this.leases.release(leaseKey(taskId), this.owner).catch(() => undefined);
+    void this.claims.finished(taskId).catch((err) => this.logger.warn({ err, taskId }, 'giving a job claim up failed'));
     this.runtimes.delete(taskId);
     this.failures.delete(taskId);
     const slot = this.slots.get(taskId);
@@ -276,7 +290,5 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     });
   }
 }
-
-const leaseKey = (taskId: string) => `supplier-job:${taskId}`;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
-import { AppError, Clock, CurrentPrincipal, EventStore, RequireScope, SubscriptionEngine, type Principal } from '@gensvc/shared';
+import { AppError, Clock, CurrentPrincipal, EventStore, OpenApiOperations, type Principal, RequireScope, SubscriptionEngine } from '@gensvc/shared';
 import { CreateTaskHandler } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
 import { TaskQueries, type Page } from '../application/task-list/task-queries';
 import { taskView, type BillView, type CancelView, type TaskView } from '../application/task-views';
+import { TASKS_OPENAPI } from './tasks.openapi';
 
 /** Body of POST /v1/tasks: exactly these fields. */
 export class CreateTaskBody {
@@ -31,6 +32,7 @@ export function titleOf(title: string | undefined): string | null {
 }
 
 @Controller('v1')
+@OpenApiOperations(TASKS_OPENAPI)
 export class TasksController {
   constructor(
     private readonly create: CreateTaskHandler,

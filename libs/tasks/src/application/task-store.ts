@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, EventStore, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { Clock, EventStore, handleCommand, loadAggregate, startCommand, streamName, type StartedCommand } from '@gensvc/shared';
 import { TASK_STREAM } from '../contracts/task-events';
 import { taskDecider, type TaskCommand, type TaskEvent, type TaskState } from '../domain/task';
 
@@ -18,6 +18,11 @@ export class TaskStore {
   async handle(taskId: string, command: TaskCommand): Promise<{ state: TaskState; events: readonly TaskEvent[]; position?: bigint }> {
     const r = await handleCommand(this.events, streamName(TASK_STREAM, taskId), taskDecider, command, { retries: 20 });
     return { state: r.state, events: r.events, position: r.position };
+  }
+
+  /** A command queued after the events named by `after`, without waiting for the commit (pipelined appends). */
+  begin(taskId: string, command: TaskCommand, after: readonly string[]): Promise<StartedCommand<TaskState, TaskEvent>> {
+    return startCommand(this.events, streamName(TASK_STREAM, taskId), taskDecider, command, { after });
   }
 
   now(): Date {

@@ -49,13 +49,13 @@ class MoneyPath {
   apply(o: Op): void {
     switch (o.kind) {
       case 'credit':
-        this.wallet = run(walletDecider, this.wallet, { type: 'Credit', accountId: this.accountId, amount: o.amount, now: this.now }).state;
+        this.wallet = run(walletDecider, this.wallet, { type: 'Credit', data: { account_id: this.accountId, amount: o.amount }, metadata: { now: this.now } }).state;
         this.credited += o.amount;
         return;
       case 'quote': {
         const id = `qt_${++this.n}`;
         const terms = quoteTerms(id, this.accountId, o.amount, this.now);
-        this.quotes.push({ id, state: run(quoteDecider, quoteDecider.initialState(), { type: 'IssueQuote', terms }).state });
+        this.quotes.push({ id, state: run(quoteDecider, quoteDecider.initialState(), { type: 'IssueQuote', data: terms, metadata: { now: this.now } }).state });
         return;
       }
       case 'create':
@@ -73,12 +73,12 @@ class MoneyPath {
     const q = this.quotes[index % Math.max(1, this.quotes.length)];
     if (!q) return;
     const taskId = `task_${++this.n}`;
-    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', quoteId: q.id, accountId: this.accountId, taskId, now: this.now });
+    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', data: { quote_id: q.id, account_id: this.accountId, task_id: taskId }, metadata: { now: this.now } });
     let refusal = accepted.error;
     q.state = accepted.state;
     if (!refusal && q.state.status !== 'none') {
       const amount = Money.parse(q.state.terms.max_amount);
-      const reserved = run(walletDecider, this.wallet, { type: 'Reserve', accountId: this.accountId, reservationId: taskId, taskId, amount, now: this.now });
+      const reserved = run(walletDecider, this.wallet, { type: 'Reserve', data: { account_id: this.accountId, reservation_id: taskId, task_id: taskId, amount }, metadata: { now: this.now } });
       refusal = reserved.error;
       this.wallet = reserved.state;
       if (!refusal) {
@@ -88,8 +88,8 @@ class MoneyPath {
       }
     }
     // rejected: give back the lock and the reservation (tombstones), as the handler does
-    q.state = run(quoteDecider, q.state, { type: 'ReleaseQuote', quoteId: q.id, taskId, now: this.now }).state;
-    this.wallet = run(walletDecider, this.wallet, { type: 'Release', accountId: this.accountId, reservationId: taskId, now: this.now }).state;
+    q.state = run(quoteDecider, q.state, { type: 'ReleaseQuote', data: { quote_id: q.id, task_id: taskId }, metadata: { now: this.now } }).state;
+    this.wallet = run(walletDecider, this.wallet, { type: 'Release', data: { account_id: this.accountId, reservation_id: taskId }, metadata: { now: this.now } }).state;
   }
 
   private step(kind: 'start' | 'succeed' | 'fail' | 'requestCancel' | 'confirmCancel' | 'settle', index: number): void {
@@ -121,8 +121,8 @@ class MoneyPath {
       walletDecider,
       this.wallet,
       succeeded
-        ? { type: 'Capture', accountId: this.accountId, reservationId: t.id, amount: Money.parse(task.estimated_amount), now }
-        : { type: 'Release', accountId: this.accountId, reservationId: t.id, now },
+        ? { type: 'Capture', data: { account_id: this.accountId, reservation_id: t.id, amount: Money.parse(task.estimated_amount) }, metadata: { now } }
+        : { type: 'Release', data: { account_id: this.accountId, reservation_id: t.id }, metadata: { now } },
     ).state;
     const r = this.wallet.reservations.get(t.id);
     expect(r?.status).toBe('closed');

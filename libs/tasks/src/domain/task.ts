@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 import type { TaskCreatedData, TaskOutput } from '../contracts/task-events';
 
 /**
@@ -89,7 +89,7 @@ export type TaskState =
   | { readonly kind: 'task'; readonly task: TaskRecord };
 
 /** Every command: `{ type, data, metadata: { now } }` (time arrives with the command). */
-type Cmd<T extends string, D> = { readonly type: T; readonly data: D; readonly metadata: { readonly now: Date } };
+type Cmd<T extends string, D> = Command<T, D>;
 type TaskRef = { readonly task_id: string };
 
 export type TaskCommand =

@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { CurrentPrincipal, RequireScope, type Principal } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
 import { VoicesService } from '../application/voices.service';
+import { VOICES_OPENAPI } from './voices.openapi';
 
 class VoiceListQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
@@ -12,6 +13,7 @@ class VoiceListQuery {
 
 /** The caller's voices: list, read (with deletion state), delete (queued, 202). */
 @Controller('v1/voices')
+@OpenApiOperations(VOICES_OPENAPI)
 export class VoicesController {
   constructor(private readonly voices: VoicesService) {}
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AsReactor, Clock, EventStore, handleCommand, isoTime, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, Clock, EventStore, handleCommand, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { SupplierVoiceRemover } from '../contracts/supplier-voice-remover';
 import { VOICE_STREAM, voiceDecider } from '../domain/voice';
 import { VoicesService } from './voices.service';
@@ -15,6 +15,8 @@ import { VoicesService } from './voices.service';
 export class VoiceDeletionReactor implements Reactor {
   readonly name = 'voices.deletion';
   readonly handles = ['VoiceDeletionRequested'];
+  /** One worker asks the supplier to delete (a lease across the processes sharing the stores), not every worker. */
+  readonly exclusive = true;
   private readonly logger = new Logger('VoiceDeletion');
   private remover: SupplierVoiceRemover | null | undefined;
 
@@ -31,7 +33,7 @@ export class VoiceDeletionReactor implements Reactor {
     if (!voice || voice.status !== 'deleting') return;
     const remover = this.supplierRemover();
     if (remover) await remover.remove(voice.supplier, voice.supplierVoiceId);
-    await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, { type: 'CompleteVoiceDeletion', now: isoTime(this.clock.now()) });
+    await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, { type: 'CompleteVoiceDeletion', data: {}, metadata: { now: this.clock.now() } });
     this.logger.log({ voiceId }, 'voice deleted');
   }
 

@@ -19,14 +19,13 @@ export interface VoiceDoc extends Record<string, unknown> {
   deleted_at: string | null;
 }
 
-const voices = documentProjection<VoiceDoc>({
+const voices = documentProjection<VoiceDoc, VoiceEvent>({
   name: 'voices.voices',
   collection: VOICES,
   handles: VOICE_EVENT_TYPES,
   indexes: [{ keys: { account_id: 1, created_at: -1 } }],
-  documentId: (e) => (e.data as { voice_id?: string }).voice_id ?? null,
-  evolve(doc, event) {
-    const e = event as unknown as VoiceEvent;
+  documentId: (e) => e.data.voice_id,
+  evolve(doc, e) {
     switch (e.type) {
       case 'VoiceCreated':
         return {
@@ -46,8 +45,6 @@ const voices = documentProjection<VoiceDoc>({
         return doc && { ...doc, status: 'deleting', deletion_requested_at: e.data.at, updated_at: e.data.at };
       case 'VoiceDeleted':
         return doc && { ...doc, status: 'deleted', deleted_at: e.data.at, updated_at: e.data.at };
-      default:
-        return doc;
     }
   },
 });
@@ -60,14 +57,13 @@ export interface VoiceUsageDoc extends Record<string, unknown> {
   active: boolean;
 }
 
-const usage = documentProjection<VoiceUsageDoc>({
+const usage = documentProjection<VoiceUsageDoc, TaskIntegrationEvent>({
   name: 'voices.usage',
   collection: VOICE_USAGE,
   handles: ['TaskCreated', ...TASK_TERMINAL_EVENTS],
   indexes: [{ keys: { voice_id: 1, active: 1 } }],
-  documentId: (e) => (e.data as { task_id?: string }).task_id ?? null,
-  evolve(doc, event) {
-    const e = event as unknown as TaskIntegrationEvent;
+  documentId: (e) => e.data.task_id,
+  evolve(doc, e) {
     if (e.type === 'TaskCreated') {
       // Only tasks with a voice get a document; terminal events of other tasks change nothing.
       if (!e.data.voice_id) return doc;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
+import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
 import { VoiceRegistry } from '../contracts/voice-registry';
 import { isVoiceId, VOICE_STREAM, voiceDecider, voiceIdForTask, type VoiceState } from '../domain/voice';
 import { VOICE_USAGE, VOICES, type VoiceDoc, type VoiceUsageDoc } from './voices.projections';
@@ -46,16 +46,7 @@ export class VoicesService extends VoiceRegistry {
 
   override async register(voice: { accountId: string; taskId: string; supplier: string; supplierVoiceId: string; name: string }): Promise<string> {
     const voiceId = voiceIdForTask(voice.taskId);
-    const result = await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, {
-      type: 'CreateVoice',
-      voiceId,
-      accountId: voice.accountId,
-      taskId: voice.taskId,
-      supplier: voice.supplier,
-      supplierVoiceId: voice.supplierVoiceId,
-      name: voice.name.trim().slice(0, 100) || 'Cloned voice',
-      now: isoTime(this.clock.now()),
-    });
+    const result = await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, { type: 'CreateVoice', data: { voice_id: voiceId, account_id: voice.accountId, task_id: voice.taskId, supplier: voice.supplier, supplier_voice_id: voice.supplierVoiceId, name: voice.name.trim().slice(0, 100) || 'Cloned voice' }, metadata: { now: this.clock.now() } });
     if (result.state.status !== 'none' && result.state.accountId !== voice.accountId) throw new Error(`voice ${voiceId} belongs to another account`);
     return voiceId;
   }
@@ -94,11 +85,7 @@ export class VoicesService extends VoiceRegistry {
     // The usage read model must have seen every task created so far.
     await this.engine.waitFor(await this.events.headPosition());
     const inUse = (await this.readStore.collection<VoiceUsageDoc & { _id: string }>(VOICE_USAGE).count({ voice_id: voiceId, active: true })) > 0;
-    const result = await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, {
-      type: 'RequestVoiceDeletion',
-      inUse,
-      now: isoTime(this.clock.now()),
-    });
+    const result = await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, { type: 'RequestVoiceDeletion', data: { in_use: inUse }, metadata: { now: this.clock.now() } });
     await this.engine.waitFor(result.position);
     return this.view(result.state as KnownVoice);
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/shared';
 
 export const VOICE_STREAM = 'voice';
 
@@ -33,10 +33,20 @@ export interface Voice {
 export type VoiceState = { readonly status: 'none' } | ({ readonly status: 'active' | 'deleting' | 'deleted' } & Voice);
 
 export type VoiceCommand =
-  | { type: 'CreateVoice'; voiceId: string; accountId: string; taskId: string; supplier: string; supplierVoiceId: string; name: string; now: string }
-  /** `inUse`: an unfinished task uses the voice (from the usage read model). */
-  | { type: 'RequestVoiceDeletion'; inUse: boolean; now: string }
-  | { type: 'CompleteVoiceDeletion'; now: string };
+  | Command<
+      'CreateVoice',
+      {
+        readonly voice_id: string;
+        readonly account_id: string;
+        readonly task_id: string;
+        readonly supplier: string;
+        readonly supplier_voice_id: string;
+        readonly name: string;
+      }
+    >
+  /** `in_use`: an unfinished task uses the voice (from the usage read model). */
+  | Command<'RequestVoiceDeletion', { readonly in_use: boolean }>
+  | Command<'CompleteVoiceDeletion', Record<string, never>>;
 
 /** The voice made by a task: one per task, so registering twice yields the same id. */
 export function voiceIdForTask(taskId: string): string {
@@ -54,24 +64,24 @@ export function decide(command: VoiceCommand, state: VoiceState): VoiceEvent[] {
         {
           type: 'VoiceCreated',
           data: {
-            voice_id: command.voiceId,
-            account_id: command.accountId,
-            task_id: command.taskId,
-            supplier: command.supplier,
-            supplier_voice_id: command.supplierVoiceId,
-            name: command.name,
-            at: command.now,
+            voice_id: command.data.voice_id,
+            account_id: command.data.account_id,
+            task_id: command.data.task_id,
+            supplier: command.data.supplier,
+            supplier_voice_id: command.data.supplier_voice_id,
+            name: command.data.name,
+            at: command.metadata.now.toISOString(),
           },
         },
       ];
     case 'RequestVoiceDeletion':
       if (state.status === 'none') throw new AppError('NOT_FOUND', 'voice not found');
       if (state.status !== 'active') return [];
-      if (command.inUse) throw new AppError('VOICE_IN_USE', `voice ${state.voiceId} is used by a task that has not finished; delete it after the task ends`);
-      return [{ type: 'VoiceDeletionRequested', data: { voice_id: state.voiceId, account_id: state.accountId, at: command.now } }];
+      if (command.data.in_use) throw new AppError('VOICE_IN_USE', `voice ${state.voiceId} is used by a task that has not finished; delete it after the task ends`);
+      return [{ type: 'VoiceDeletionRequested', data: { voice_id: state.voiceId, account_id: state.accountId, at: command.metadata.now.toISOString() } }];
     case 'CompleteVoiceDeletion':
       if (state.status !== 'deleting') return [];
-      return [{ type: 'VoiceDeleted', data: { voice_id: state.voiceId, account_id: state.accountId, at: command.now } }];
+      return [{ type: 'VoiceDeleted', data: { voice_id: state.voiceId, account_id: state.accountId, at: command.metadata.now.toISOString() } }];
     default: {
       const never: never = command;
       throw new Error(`unknown command ${JSON.stringify(never)}`);

@@ -9,16 +9,7 @@ const created: VoiceEvent = {
   data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', task_id: 'task_01jabcdefghij', supplier: 'local', supplier_voice_id: 'lv1-150-50-0011223344556677', name: 'Ann', at: T0 },
 };
 const requested: VoiceEvent = { type: 'VoiceDeletionRequested', data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', at: T1 } };
-const create = {
-  type: 'CreateVoice' as const,
-  voiceId: 'voice_01jabcdefghij',
-  accountId: 'acc_1',
-  taskId: 'task_01jabcdefghij',
-  supplier: 'local',
-  supplierVoiceId: 'lv1-150-50-0011223344556677',
-  name: 'Ann',
-  now: T0,
-};
+const create = { type: 'CreateVoice' as const, data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', task_id: 'task_01jabcdefghij', supplier: 'local', supplier_voice_id: 'lv1-150-50-0011223344556677', name: 'Ann' }, metadata: { now: new Date(T0) } };
 
 describe('voice decider', () => {
   it('creates a voice once per task', () => {
@@ -26,21 +17,21 @@ describe('voice decider', () => {
     spec.given([created]).when(create).then([]);
   });
 
-  it('queues the deletion of an active voice not in use', () => spec.given([created]).when({ type: 'RequestVoiceDeletion', inUse: false, now: T1 }).then([requested]));
+  it('queues the deletion of an active voice not in use', () => spec.given([created]).when({ type: 'RequestVoiceDeletion', data: { in_use: false }, metadata: { now: new Date(T1) } }).then([requested]));
 
   it('refuses to delete a voice an unfinished task uses', () =>
-    spec.given([created]).when({ type: 'RequestVoiceDeletion', inUse: true, now: T1 }).thenThrows('VOICE_IN_USE'));
+    spec.given([created]).when({ type: 'RequestVoiceDeletion', data: { in_use: true }, metadata: { now: new Date(T1) } }).thenThrows('VOICE_IN_USE'));
 
   it('repeating a deletion is harmless, also once deleted', () => {
-    spec.given([created, requested]).when({ type: 'RequestVoiceDeletion', inUse: true, now: T1 }).then([]);
-    spec.given([created, requested, { type: 'VoiceDeleted', data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', at: T1 } }]).when({ type: 'RequestVoiceDeletion', inUse: false, now: T1 }).then([]);
+    spec.given([created, requested]).when({ type: 'RequestVoiceDeletion', data: { in_use: true }, metadata: { now: new Date(T1) } }).then([]);
+    spec.given([created, requested, { type: 'VoiceDeleted', data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', at: T1 } }]).when({ type: 'RequestVoiceDeletion', data: { in_use: false }, metadata: { now: new Date(T1) } }).then([]);
   });
 
-  it('an unknown voice cannot be deleted', () => spec.given([]).when({ type: 'RequestVoiceDeletion', inUse: false, now: T1 }).thenThrows('NOT_FOUND'));
+  it('an unknown voice cannot be deleted', () => spec.given([]).when({ type: 'RequestVoiceDeletion', data: { in_use: false }, metadata: { now: new Date(T1) } }).thenThrows('NOT_FOUND'));
 
   it('completes only a queued deletion, once', () => {
-    spec.given([created, requested]).when({ type: 'CompleteVoiceDeletion', now: T1 }).then([{ type: 'VoiceDeleted', data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', at: T1 } }]);
-    spec.given([created]).when({ type: 'CompleteVoiceDeletion', now: T1 }).then([]);
+    spec.given([created, requested]).when({ type: 'CompleteVoiceDeletion', data: {}, metadata: { now: new Date(T1) } }).then([{ type: 'VoiceDeleted', data: { voice_id: 'voice_01jabcdefghij', account_id: 'acc_1', at: T1 } }]);
+    spec.given([created]).when({ type: 'CompleteVoiceDeletion', data: {}, metadata: { now: new Date(T1) } }).then([]);
   });
 
   it('derives one voice id per task', () => {

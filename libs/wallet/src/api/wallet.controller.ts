@@ -1,10 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
-import { CurrentPrincipal, ReadStore, RequireScope, type Principal } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, ReadStore, RequireScope } from '@gensvc/shared';
 import type { WalletView } from '../contracts/wallet-commands';
 import { walletView } from '../application/wallet.service';
 import { WALLETS, type WalletDoc } from '../application/wallet.projection';
+import { WALLET_OPENAPI } from './wallet.openapi';
 
 @Controller('v1/wallet')
+@OpenApiOperations(WALLET_OPENAPI)
 export class WalletController {
   constructor(private readonly readStore: ReadStore) {}
 

@@ -52,11 +52,11 @@ export function evolveWalletDoc(doc: WalletDoc | null, event: WalletEvent): Wall
 @AsProjection()
 @Injectable()
 export class WalletProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<WalletDoc>({
+  protected readonly inner = documentProjection<WalletDoc, WalletEvent>({
     name: 'wallet.wallets',
     collection: WALLETS,
     handles: WALLET_EVENT_TYPES,
-    documentId: (e) => (streamCategory(e.streamName) === WALLET_STREAM ? (e.data as { account_id: string }).account_id : null),
-    evolve: (doc, event) => evolveWalletDoc(doc, { type: event.type, data: event.data } as WalletEvent),
+    documentId: (e) => (streamCategory(e.streamName) === WALLET_STREAM ? e.data.account_id : null),
+    evolve: (doc, e) => evolveWalletDoc(doc, e),
   });
 }

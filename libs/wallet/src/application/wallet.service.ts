@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, CommandHandler, EventStore, Money, streamName, type Micros } from '@gensvc/shared';
-import { WalletCommands, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
+import { WalletCommands, type QueuedReservation, type ReservationOutcome, type ReservationResult, type WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
 
 export const walletView = (s: Pick<WalletState, 'available' | 'reserved'>): WalletView => ({
@@ -8,6 +8,13 @@ export const walletView = (s: Pick<WalletState, 'available' | 'reserved'>): Wall
   balance: Money.format(walletBalance(s)),
   reserved: Money.format(s.reserved),
   available: Money.format(s.available),
+});
+
+const reservation = (r: { accountId: string; reservationId: string; taskId: string; amount: Micros }) => ({
+  account_id: r.accountId,
+  reservation_id: r.reservationId,
+  task_id: r.taskId,
+  amount: r.amount,
 });
 
 /** Parses a CNY amount given by an operator or caller; VALIDATION_ERROR naming `field`. */
@@ -38,19 +45,19 @@ export class WalletService extends WalletCommands {
 
   override async credit(accountId: string, amount: string, reason?: string): Promise<WalletView> {
     const micros = parseAmount(amount);
-    const { state } = await this.handle(accountId, { type: 'Credit', accountId, amount: micros, reason: reason ?? null, now: this.clock.now() });
+    const { state } = await this.handle(accountId, { type: 'Credit', data: { account_id: accountId, amount: micros, reason: reason ?? null }, metadata: { now: this.clock.now() } });
     return walletView(state);
   }
 
-  override async view(accountId: string): Promise<WalletView> {
+  override async view(accountId: string, options: { includeInFlight?: boolean } = {}): Promise<WalletView> {
     const stream = streamName(WALLET_STREAM, accountId);
-    const { state } = await this.commands.load(stream);
+    const { state } = options.includeInFlight ? await this.commands.peek(stream) : await this.commands.load(stream);
     return walletView(state);
   }
 
   override async reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult> {
     try {
-      const { position } = await this.handle(r.accountId, { type: 'Reserve', ...r, now: this.clock.now() });
+      const { position } = await this.handle(r.accountId, { type: 'Reserve', data: reservation(r), metadata: { now: this.clock.now() } });
       return { reserved: true, position };
     } catch (err) {
       // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
@@ -59,12 +66,26 @@ export class WalletService extends WalletCommands {
     }
   }
 
+  override async beginReserve({ after, ...r }: { accountId: string; reservationId: string; taskId: string; amount: Micros; after: readonly string[] }): Promise<QueuedReservation> {
+    try {
+      const started = await this.commands.start(streamName(WALLET_STREAM, r.accountId), { type: 'Reserve', data: reservation(r), metadata: { now: this.clock.now() } }, { after });
+      return { reserved: true, eventId: started.lastEventId, committed: started.committed.then((x) => ({ position: x?.position })) };
+    } catch (err) {
+      if (err instanceof AppError) return { reserved: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
+  }
+
   override async capture(r: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome> {
-    return this.settle(r.accountId, r.reservationId, { type: 'Capture', ...r, now: this.clock.now() });
+    return this.settle(r.accountId, r.reservationId, {
+      type: 'Capture',
+      data: { account_id: r.accountId, reservation_id: r.reservationId, amount: r.amount },
+      metadata: { now: this.clock.now() },
+    });
   }
 
   override async release(r: { accountId: string; reservationId: string }): Promise<ReservationOutcome> {
-    return this.settle(r.accountId, r.reservationId, { type: 'Release', ...r, now: this.clock.now() });
+    return this.settle(r.accountId, r.reservationId, { type: 'Release', data: { account_id: r.accountId, reservation_id: r.reservationId }, metadata: { now: this.clock.now() } });
   }
 
   private async settle(accountId: string, reservationId: string, command: WalletCommand): Promise<ReservationOutcome> {

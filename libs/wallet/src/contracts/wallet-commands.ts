@@ -21,18 +21,33 @@ export type ReservationResult =
   | { readonly reserved: true; readonly position?: bigint }
   | { readonly reserved: false; readonly refusal: { readonly code: string; readonly message: string } };
 
+/** A reservation decided and queued, not yet stored (see `WalletCommands.beginReserve`). */
+export type QueuedReservation =
+  | { readonly reserved: true; readonly eventId?: string; readonly committed: Promise<{ position?: bigint }> }
+  | { readonly reserved: false; readonly refusal: { readonly code: string; readonly message: string } };
+
 /** What other contexts (and the admin CLI) may ask of the wallet context. */
 export abstract class WalletCommands {
   /** Adds funds (admin credit). `amount` is a positive CNY decimal string. */
   abstract credit(accountId: string, amount: string, reason?: string): Promise<WalletView>;
-  /** The wallet folded from its events (current even without subscriptions running). */
-  abstract view(accountId: string): Promise<WalletView>;
+  /**
+   * The wallet folded from its events (current even without subscriptions running). With
+   * `includeInFlight`, also the commands of this process whose events are not stored yet (it
+   * does not wait for them): a quick look for a check the wallet's own decision repeats.
+   */
+  abstract view(accountId: string, options?: { includeInFlight?: boolean }): Promise<WalletView>;
   /**
    * Moves `amount` from available to reserved under `reservationId` (the task id).
    * Idempotent per id. Refused (nothing reserved) with INSUFFICIENT_FUNDS when available is
    * short, CONFLICT when the id was already closed.
    */
   abstract reserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult>;
+  /**
+   * `reserve` without waiting for the commit, on an event store with pipelined appends: the
+   * reservation is stored only after the events named by `after` (`committed` rejects if they
+   * were not, and nothing is reserved).
+   */
+  abstract beginReserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros; after: readonly string[] }): Promise<QueuedReservation>;
   /** Charges `amount` (≤ reserved) and releases the rest. Idempotent: a closed reservation answers its outcome. */
   abstract capture(request: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome>;
   /** Releases the whole reservation; an id never reserved is voided (never reservable after). Idempotent. */

@@ -10,10 +10,10 @@ const amount = fc.bigInt({ min: 0n, max: 5_000_000n });
 const id = fc.constantFrom(...ids);
 
 const command: fc.Arbitrary<WalletCommand> = fc.oneof(
-  amount.map((a): WalletCommand => ({ type: 'Credit', accountId, amount: a, now })),
-  fc.tuple(id, amount).map(([r, a]): WalletCommand => ({ type: 'Reserve', accountId, reservationId: r, taskId: r, amount: a, now })),
-  fc.tuple(id, amount).map(([r, a]): WalletCommand => ({ type: 'Capture', accountId, reservationId: r, amount: a, now })),
-  id.map((r): WalletCommand => ({ type: 'Release', accountId, reservationId: r, now })),
+  amount.map((a): WalletCommand => ({ type: 'Credit', data: { account_id: accountId, amount: a }, metadata: { now } })),
+  fc.tuple(id, amount).map(([r, a]): WalletCommand => ({ type: 'Reserve', data: { account_id: accountId, reservation_id: r, task_id: r, amount: a }, metadata: { now } })),
+  fc.tuple(id, amount).map(([r, a]): WalletCommand => ({ type: 'Capture', data: { account_id: accountId, reservation_id: r, amount: a }, metadata: { now } })),
+  id.map((r): WalletCommand => ({ type: 'Release', data: { account_id: accountId, reservation_id: r }, metadata: { now } })),
 );
 
 /** Runs commands through decide/evolve; refused commands change nothing. */
@@ -87,8 +87,8 @@ describe('wallet invariants (property-based)', () => {
     fc.assert(
       fc.property(amount, fc.array(fc.tuple(id, amount), { maxLength: 20 }), (credit, reservations) => {
         const { state } = run([
-          { type: 'Credit', accountId, amount: credit + 1n, now },
-          ...reservations.map(([r, a]): WalletCommand => ({ type: 'Reserve', accountId, reservationId: r, taskId: r, amount: a, now })),
+          { type: 'Credit', data: { account_id: accountId, amount: credit + 1n }, metadata: { now } },
+          ...reservations.map(([r, a]): WalletCommand => ({ type: 'Reserve', data: { account_id: accountId, reservation_id: r, task_id: r, amount: a }, metadata: { now } })),
         ]);
         expect(state.reserved <= credit + 1n).toBe(true);
       }),

@@ -1,4 +1,4 @@
-import { AppError, Money, type Decider, type Micros } from '@gensvc/shared';
+import { AppError, Money, type Command, type Decider, type Micros } from '@gensvc/shared';
 import { Reservations } from './reservations';
 
 /**
@@ -39,12 +39,12 @@ export const WALLET_EVENT_TYPES: readonly WalletEventType[] = [
 ];
 
 export type WalletCommand =
-  | { type: 'Credit'; accountId: string; amount: Micros; reason?: string | null; now: Date }
-  | { type: 'Reserve'; accountId: string; reservationId: string; taskId: string; amount: Micros; now: Date }
+  | Command<'Credit', { readonly account_id: string; readonly amount: Micros; readonly reason?: string | null }>
+  | Command<'Reserve', { readonly account_id: string; readonly reservation_id: string; readonly task_id: string; readonly amount: Micros }>
   /** Charges `amount` (at most the reserved amount) and releases the rest. */
-  | { type: 'Capture'; accountId: string; reservationId: string; amount: Micros; now: Date }
+  | Command<'Capture', { readonly account_id: string; readonly reservation_id: string; readonly amount: Micros }>
   /** Releases the whole reservation; voids an id never reserved. */
-  | { type: 'Release'; accountId: string; reservationId: string; now: Date };
+  | Command<'Release', { readonly account_id: string; readonly reservation_id: string }>;
 
 export interface WalletState {
   readonly available: Micros;
@@ -117,60 +117,60 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
 }
 
 function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
-  const at = command.now.toISOString();
-  const account_id = command.accountId;
+  const at = command.metadata.now.toISOString();
+  const { account_id } = command.data;
   switch (command.type) {
     case 'Credit': {
-      if (command.amount <= 0n) throw new AppError('VALIDATION_ERROR', 'amount: must be greater than 0');
-      return [{ type: 'FundsCredited', data: { account_id, amount: Money.format(command.amount), reason: command.reason ?? null, at } }];
+      if (command.data.amount <= 0n) throw new AppError('VALIDATION_ERROR', 'amount: must be greater than 0');
+      return [{ type: 'FundsCredited', data: { account_id, amount: Money.format(command.data.amount), reason: command.data.reason ?? null, at } }];
     }
     case 'Reserve': {
-      if (command.amount <= 0n) throw new AppError('VALIDATION_ERROR', 'amount: must be greater than 0');
-      const existing = state.reservations.get(command.reservationId);
+      if (command.data.amount <= 0n) throw new AppError('VALIDATION_ERROR', 'amount: must be greater than 0');
+      const existing = state.reservations.get(command.data.reservation_id);
       if (existing?.status === 'open') {
-        if (existing.amount === command.amount) return [];
-        throw new AppError('CONFLICT', `reservation ${command.reservationId} exists with another amount`);
+        if (existing.amount === command.data.amount) return [];
+        throw new AppError('CONFLICT', `reservation ${command.data.reservation_id} exists with another amount`);
       }
-      if (existing) throw new AppError('CONFLICT', `reservation ${command.reservationId} is already closed`);
-      if (state.available < command.amount) {
+      if (existing) throw new AppError('CONFLICT', `reservation ${command.data.reservation_id} is already closed`);
+      if (state.available < command.data.amount) {
         throw new AppError(
           'INSUFFICIENT_FUNDS',
-          `available funds ${Money.format(state.available)} CNY are less than the required ${Money.format(command.amount)} CNY`,
+          `available funds ${Money.format(state.available)} CNY are less than the required ${Money.format(command.data.amount)} CNY`,
         );
       }
       return [
         {
           type: 'FundsReserved',
-          data: { account_id, reservation_id: command.reservationId, task_id: command.taskId, amount: Money.format(command.amount), at },
+          data: { account_id, reservation_id: command.data.reservation_id, task_id: command.data.task_id, amount: Money.format(command.data.amount), at },
         },
       ];
     }
     case 'Capture': {
-      const r = state.reservations.get(command.reservationId);
-      if (!r) throw new AppError('NOT_FOUND', `reservation ${command.reservationId} not found`);
+      const r = state.reservations.get(command.data.reservation_id);
+      if (!r) throw new AppError('NOT_FOUND', `reservation ${command.data.reservation_id} not found`);
       if (r.status === 'closed') return [];
-      if (command.amount < 0n || command.amount > r.amount) {
-        throw new AppError('VALIDATION_ERROR', `capture of ${Money.format(command.amount)} exceeds the reserved ${Money.format(r.amount)}`);
+      if (command.data.amount < 0n || command.data.amount > r.amount) {
+        throw new AppError('VALIDATION_ERROR', `capture of ${Money.format(command.data.amount)} exceeds the reserved ${Money.format(r.amount)}`);
       }
       return [
         {
           type: 'FundsCaptured',
           data: {
             account_id,
-            reservation_id: command.reservationId,
+            reservation_id: command.data.reservation_id,
             task_id: r.taskId,
-            amount: Money.format(command.amount),
-            released_amount: Money.format(r.amount - command.amount),
+            amount: Money.format(command.data.amount),
+            released_amount: Money.format(r.amount - command.data.amount),
             at,
           },
         },
       ];
     }
     case 'Release': {
-      const r = state.reservations.get(command.reservationId);
+      const r = state.reservations.get(command.data.reservation_id);
       if (r?.status === 'closed') return [];
-      if (!r) return [{ type: 'FundsReservationVoided', data: { account_id, reservation_id: command.reservationId, at } }];
-      return [{ type: 'FundsReleased', data: { account_id, reservation_id: command.reservationId, task_id: r.taskId, amount: Money.format(r.amount), at } }];
+      if (!r) return [{ type: 'FundsReservationVoided', data: { account_id, reservation_id: command.data.reservation_id, at } }];
+      return [{ type: 'FundsReleased', data: { account_id, reservation_id: command.data.reservation_id, task_id: r.taskId, amount: Money.format(r.amount), at } }];
     }
     default: {
       const never: never = command;

@@ -15,47 +15,47 @@ const reserved = (id: string, amount: string): WalletEvent => ({
 
 describe('wallet decider', () => {
   it('credits a positive amount', () => {
-    spec.given([]).when({ type: 'Credit', accountId: account_id, amount: Money.parse('10'), reason: 'welcome', now }).then([
+    spec.given([]).when({ type: 'Credit', data: { account_id, amount: Money.parse('10'), reason: 'welcome' }, metadata: { now } }).then([
       { type: 'FundsCredited', data: { account_id, amount: '10.000000', reason: 'welcome', at } },
     ]);
   });
 
   it('refuses a zero credit', () => {
-    spec.given([]).when({ type: 'Credit', accountId: account_id, amount: 0n, now }).thenThrows('VALIDATION_ERROR');
+    spec.given([]).when({ type: 'Credit', data: { account_id, amount: 0n }, metadata: { now } }).thenThrows('VALIDATION_ERROR');
   });
 
   it('reserves from available funds', () => {
     spec
       .given([credited('1.000000')])
-      .when({ type: 'Reserve', accountId: account_id, reservationId: 'task_a', taskId: 'task_a', amount: Money.parse('0.4'), now })
+      .when({ type: 'Reserve', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: Money.parse('0.4') }, metadata: { now } })
       .then([reserved('task_a', '0.400000')]);
   });
 
   it('refuses a reservation above available funds and reserves nothing', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.800000')])
-      .when({ type: 'Reserve', accountId: account_id, reservationId: 'task_b', taskId: 'task_b', amount: Money.parse('0.3'), now })
+      .when({ type: 'Reserve', data: { account_id, reservation_id: 'task_b', task_id: 'task_b', amount: Money.parse('0.3') }, metadata: { now } })
       .thenThrows('INSUFFICIENT_FUNDS');
   });
 
   it('treats a repeated reservation of the same id and amount as done', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.800000')])
-      .when({ type: 'Reserve', accountId: account_id, reservationId: 'task_a', taskId: 'task_a', amount: Money.parse('0.8'), now })
+      .when({ type: 'Reserve', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: Money.parse('0.8') }, metadata: { now } })
       .then([]);
   });
 
   it('never reserves a closed id again', () => {
     spec
       .given([credited('1.000000'), { type: 'FundsReservationVoided', data: { account_id, reservation_id: 'task_a', at } }])
-      .when({ type: 'Reserve', accountId: account_id, reservationId: 'task_a', taskId: 'task_a', amount: 1n, now })
+      .when({ type: 'Reserve', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: 1n }, metadata: { now } })
       .thenThrows('CONFLICT');
   });
 
   it('captures the charge and releases the rest in one event', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.800000')])
-      .when({ type: 'Capture', accountId: account_id, reservationId: 'task_a', amount: Money.parse('0.5'), now })
+      .when({ type: 'Capture', data: { account_id, reservation_id: 'task_a', amount: Money.parse('0.5') }, metadata: { now } })
       .then([
         {
           type: 'FundsCaptured',
@@ -73,30 +73,30 @@ describe('wallet decider', () => {
         data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.800000', released_amount: '0.000000', at },
       } as WalletEvent,
     ];
-    spec.given(given).when({ type: 'Capture', accountId: account_id, reservationId: 'task_a', amount: Money.parse('0.8'), now }).then([]);
-    spec.given(given).when({ type: 'Release', accountId: account_id, reservationId: 'task_a', now }).then([]);
-    spec.given(given).when({ type: 'Reserve', accountId: account_id, reservationId: 'task_a', taskId: 'task_a', amount: 1n, now }).thenThrows('CONFLICT');
+    spec.given(given).when({ type: 'Capture', data: { account_id, reservation_id: 'task_a', amount: Money.parse('0.8') }, metadata: { now } }).then([]);
+    spec.given(given).when({ type: 'Release', data: { account_id, reservation_id: 'task_a' }, metadata: { now } }).then([]);
+    spec.given(given).when({ type: 'Reserve', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: 1n }, metadata: { now } }).thenThrows('CONFLICT');
   });
 
   it('never captures more than reserved', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.200000')])
-      .when({ type: 'Capture', accountId: account_id, reservationId: 'task_a', amount: Money.parse('0.3'), now })
+      .when({ type: 'Capture', data: { account_id, reservation_id: 'task_a', amount: Money.parse('0.3') }, metadata: { now } })
       .thenThrows('VALIDATION_ERROR');
   });
 
   it('refuses to capture an unknown reservation', () => {
-    spec.given([credited('1.000000')]).when({ type: 'Capture', accountId: account_id, reservationId: 'x', amount: 1n, now }).thenThrows('NOT_FOUND');
+    spec.given([credited('1.000000')]).when({ type: 'Capture', data: { account_id, reservation_id: 'x', amount: 1n }, metadata: { now } }).thenThrows('NOT_FOUND');
   });
 
   it('releases a whole reservation, and voids an id never reserved', () => {
     spec
       .given([credited('1.000000'), reserved('task_a', '0.800000')])
-      .when({ type: 'Release', accountId: account_id, reservationId: 'task_a', now })
+      .when({ type: 'Release', data: { account_id, reservation_id: 'task_a' }, metadata: { now } })
       .then([{ type: 'FundsReleased', data: { account_id, reservation_id: 'task_a', task_id: 'task_a', amount: '0.800000', at } }]);
     spec
       .given([credited('1.000000')])
-      .when({ type: 'Release', accountId: account_id, reservationId: 'task_b', now })
+      .when({ type: 'Release', data: { account_id, reservation_id: 'task_b' }, metadata: { now } })
       .then([{ type: 'FundsReservationVoided', data: { account_id, reservation_id: 'task_b', at } }]);
   });
 

@@ -20,31 +20,52 @@ export const document: OpenApiDocument = {
   ],
   "tags": [
     {
-      "name": "Catalogue"
+      "name": "Catalogue",
+      "description": "Models, capabilities and prices (public)"
     },
     {
-      "name": "Quotes"
+      "name": "Quotes",
+      "description": "Price a task before creating it"
     },
     {
-      "name": "Tasks"
+      "name": "Tasks",
+      "description": "Paid asynchronous tasks: create from a quote, read, list, cancel"
     },
     {
-      "name": "Wallet"
+      "name": "Wallet",
+      "description": "Balance, reservations and the bills of tasks"
     },
     {
-      "name": "Uploads"
+      "name": "API keys",
+      "description": "The account's API keys (web console sign-in only)"
     },
     {
-      "name": "Assets"
+      "name": "Uploads",
+      "description": "Files in: direct upload, prepared upload sessions, imports from HTTPS addresses"
     },
     {
-      "name": "Voices"
+      "name": "Assets",
+      "description": "Stored files and their signed links"
     },
     {
-      "name": "OAuth"
+      "name": "Voices",
+      "description": "Cloned voices"
     },
     {
-      "name": "Meta"
+      "name": "Webhooks",
+      "description": "Webhook endpoints and their deliveries"
+    },
+    {
+      "name": "OAuth",
+      "description": "The authorization server: authorization code with PKCE, tokens, revocation, metadata"
+    },
+    {
+      "name": "MCP",
+      "description": "The agent tools over the Model Context Protocol"
+    },
+    {
+      "name": "Meta",
+      "description": "This document"
     }
   ],
   "paths": {
@@ -144,9 +165,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -288,9 +307,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -391,9 +408,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -494,9 +509,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -586,6 +599,39 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/AuthorizationServerMetadata"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -729,6 +775,39 @@ export const document: OpenApiDocument = {
                 }
               }
             }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
           }
         }
       },
@@ -825,6 +904,47 @@ export const document: OpenApiDocument = {
               "text/html": {
                 "schema": {
                   "type": "string"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "too many failed sign-ins (the login page again); or RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -939,6 +1059,39 @@ export const document: OpenApiDocument = {
               }
             }
           },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
           "500": {
             "description": "server_error",
             "headers": {
@@ -1040,6 +1193,39 @@ export const document: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/OAuthError"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -1230,9 +1416,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -1463,9 +1647,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -1679,9 +1861,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -1782,9 +1962,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -1940,14 +2118,12 @@ export const document: OpenApiDocument = {
             },
             "application/json": {
               "schema": {
-                "type": "string",
-                "contentMediaType": "application/json"
+                "description": "any JSON value (the file)"
               }
             },
             "text/plain": {
               "schema": {
-                "type": "string",
-                "contentMediaType": "text/plain"
+                "type": "string"
               }
             }
           }
@@ -2162,9 +2338,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -2474,9 +2648,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -2783,9 +2955,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -3002,9 +3172,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -3399,9 +3567,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -3811,9 +3977,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -4052,9 +4216,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -4270,9 +4432,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -4516,9 +4676,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -4871,9 +5029,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -5156,9 +5312,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -5398,9 +5552,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -5616,9 +5768,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -5862,9 +6012,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -6039,9 +6187,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -6348,9 +6494,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -6729,9 +6873,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -7066,9 +7208,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -7284,9 +7424,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -7619,9 +7757,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -7958,9 +8094,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -8053,6 +8187,39 @@ export const document: OpenApiDocument = {
                 }
               }
             }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
           }
         }
       }
@@ -8091,87 +8258,48 @@ export const document: OpenApiDocument = {
                 }
               }
             }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
           }
         }
       }
     },
     "/mcp": {
-      "get": {
-        "operationId": "mcp.get",
-        "summary": "Not offered: 405 (stateless endpoint, no standalone SSE stream)",
-        "tags": [
-          "MCP"
-        ],
-        "security": [],
-        "parameters": [
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
-            "schema": {
-              "type": "string"
-            }
-          }
-        ],
-        "responses": {
-          "405": {
-            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
-          }
-        }
-      },
-      "delete": {
-        "operationId": "mcp.delete",
-        "summary": "Not offered: 405 (stateless endpoint, no session to end)",
-        "tags": [
-          "MCP"
-        ],
-        "security": [],
-        "parameters": [
-          {
-            "name": "X-Request-Id",
-            "in": "header",
-            "required": false,
-            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
-            "schema": {
-              "type": "string"
-            }
-          }
-        ],
-        "responses": {
-          "405": {
-            "description": "METHOD_NOT_ALLOWED, with Allow: POST",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/X-Request-Id"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
-          }
-        }
-      },
       "post": {
         "operationId": "mcp.post",
         "summary": "MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents",
-        "description": "One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.",
+        "description": "One JSON-RPC message (or a batch) per POST (initialize, tools/list, tools/call, ...); requests are answered as an SSE stream (progress notifications, then the result), notifications and responses with 202. The client must send Accept: application/json, text/event-stream (406 otherwise). Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md. Other methods on /mcp answer 405 (no standalone SSE stream, no session).",
         "tags": [
           "MCP"
         ],
@@ -8188,12 +8316,299 @@ export const document: OpenApiDocument = {
           }
         ],
         "requestBody": {
-          "type": "object",
-          "description": "a JSON-RPC 2.0 message of the Model Context Protocol"
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "description": "a JSON-RPC 2.0 message of the Model Context Protocol, or a batch of them",
+                "oneOf": [
+                  {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "title": "request",
+                        "required": [
+                          "jsonrpc",
+                          "id",
+                          "method"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "jsonrpc": {
+                            "const": "2.0"
+                          },
+                          "id": {
+                            "type": [
+                              "string",
+                              "integer"
+                            ]
+                          },
+                          "method": {
+                            "type": "string"
+                          },
+                          "params": {
+                            "type": "object",
+                            "properties": {
+                              "_meta": {
+                                "type": "object"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "title": "notification",
+                        "required": [
+                          "jsonrpc",
+                          "method"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "jsonrpc": {
+                            "const": "2.0"
+                          },
+                          "method": {
+                            "type": "string"
+                          },
+                          "params": {
+                            "type": "object",
+                            "properties": {
+                              "_meta": {
+                                "type": "object"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "title": "result",
+                        "required": [
+                          "jsonrpc",
+                          "id",
+                          "result"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "jsonrpc": {
+                            "const": "2.0"
+                          },
+                          "id": {
+                            "type": [
+                              "string",
+                              "integer"
+                            ]
+                          },
+                          "result": {
+                            "type": "object",
+                            "properties": {
+                              "_meta": {
+                                "type": "object"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "title": "error",
+                        "required": [
+                          "jsonrpc",
+                          "error"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "jsonrpc": {
+                            "const": "2.0"
+                          },
+                          "id": {
+                            "type": [
+                              "string",
+                              "integer"
+                            ]
+                          },
+                          "error": {
+                            "type": "object",
+                            "required": [
+                              "code",
+                              "message"
+                            ],
+                            "properties": {
+                              "code": {
+                                "type": "integer"
+                              },
+                              "message": {
+                                "type": "string"
+                              },
+                              "data": {}
+                            }
+                          }
+                        }
+                      }
+                    ]
+                  },
+                  {
+                    "type": "array",
+                    "maxItems": 100,
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "object",
+                          "title": "request",
+                          "required": [
+                            "jsonrpc",
+                            "id",
+                            "method"
+                          ],
+                          "additionalProperties": false,
+                          "properties": {
+                            "jsonrpc": {
+                              "const": "2.0"
+                            },
+                            "id": {
+                              "type": [
+                                "string",
+                                "integer"
+                              ]
+                            },
+                            "method": {
+                              "type": "string"
+                            },
+                            "params": {
+                              "type": "object",
+                              "properties": {
+                                "_meta": {
+                                  "type": "object"
+                                }
+                              }
+                            }
+                          }
+                        },
+                        {
+                          "type": "object",
+                          "title": "notification",
+                          "required": [
+                            "jsonrpc",
+                            "method"
+                          ],
+                          "additionalProperties": false,
+                          "properties": {
+                            "jsonrpc": {
+                              "const": "2.0"
+                            },
+                            "method": {
+                              "type": "string"
+                            },
+                            "params": {
+                              "type": "object",
+                              "properties": {
+                                "_meta": {
+                                  "type": "object"
+                                }
+                              }
+                            }
+                          }
+                        },
+                        {
+                          "type": "object",
+                          "title": "result",
+                          "required": [
+                            "jsonrpc",
+                            "id",
+                            "result"
+                          ],
+                          "additionalProperties": false,
+                          "properties": {
+                            "jsonrpc": {
+                              "const": "2.0"
+                            },
+                            "id": {
+                              "type": [
+                                "string",
+                                "integer"
+                              ]
+                            },
+                            "result": {
+                              "type": "object",
+                              "properties": {
+                                "_meta": {
+                                  "type": "object"
+                                }
+                              }
+                            }
+                          }
+                        },
+                        {
+                          "type": "object",
+                          "title": "error",
+                          "required": [
+                            "jsonrpc",
+                            "error"
+                          ],
+                          "additionalProperties": false,
+                          "properties": {
+                            "jsonrpc": {
+                              "const": "2.0"
+                            },
+                            "id": {
+                              "type": [
+                                "string",
+                                "integer"
+                              ]
+                            },
+                            "error": {
+                              "type": "object",
+                              "required": [
+                                "code",
+                                "message"
+                              ],
+                              "properties": {
+                                "code": {
+                                  "type": "integer"
+                                },
+                                "message": {
+                                  "type": "string"
+                                },
+                                "data": {}
+                              }
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                ]
+              }
+            }
+          }
         },
         "responses": {
           "200": {
-            "description": "the JSON-RPC answer (text/event-stream or application/json)",
+            "description": "the JSON-RPC answers of the requests, as server-sent events",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "description": "server-sent events (\"event: message\"), the data of each one JSON-RPC message"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "only notifications or responses were sent: accepted",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            }
+          },
+          "400": {
+            "description": "not a valid JSON-RPC message of the protocol (JSON-RPC error), or a body that is not JSON (the API error object)",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -8202,16 +8617,211 @@ export const document: OpenApiDocument = {
             "content": {
               "application/json": {
                 "schema": {
-                  "type": "object"
+                  "anyOf": [
+                    {
+                      "type": "object",
+                      "description": "A JSON-RPC 2.0 error answered by the MCP transport (not the API error object).",
+                      "required": [
+                        "jsonrpc",
+                        "error",
+                        "id"
+                      ],
+                      "properties": {
+                        "jsonrpc": {
+                          "const": "2.0"
+                        },
+                        "error": {
+                          "type": "object",
+                          "required": [
+                            "code",
+                            "message"
+                          ],
+                          "properties": {
+                            "code": {
+                              "type": "integer"
+                            },
+                            "message": {
+                              "type": "string"
+                            },
+                            "data": {}
+                          }
+                        },
+                        "id": {
+                          "type": "null"
+                        }
+                      }
+                    },
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ]
                 }
               }
             }
           },
-          "202": {
-            "description": "a notification or response was accepted",
+          "401": {
+            "description": "UNAUTHORIZED: no valid API key or access token",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string",
+                  "description": "Bearer resource_metadata=\"...\""
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "406": {
+            "description": "the Accept header does not list both application/json and text/event-stream",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A JSON-RPC 2.0 error answered by the MCP transport (not the API error object).",
+                  "required": [
+                    "jsonrpc",
+                    "error",
+                    "id"
+                  ],
+                  "properties": {
+                    "jsonrpc": {
+                      "const": "2.0"
+                    },
+                    "error": {
+                      "type": "object",
+                      "required": [
+                        "code",
+                        "message"
+                      ],
+                      "properties": {
+                        "code": {
+                          "type": "integer"
+                        },
+                        "message": {
+                          "type": "string"
+                        },
+                        "data": {}
+                      }
+                    },
+                    "id": {
+                      "type": "null"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "PAYLOAD_TOO_LARGE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "the body is not JSON (UNSUPPORTED_MEDIA_TYPE), or there is no body and no Content-Type (JSON-RPC error)",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    },
+                    {
+                      "type": "object",
+                      "description": "A JSON-RPC 2.0 error answered by the MCP transport (not the API error object).",
+                      "required": [
+                        "jsonrpc",
+                        "error",
+                        "id"
+                      ],
+                      "properties": {
+                        "jsonrpc": {
+                          "const": "2.0"
+                        },
+                        "error": {
+                          "type": "object",
+                          "required": [
+                            "code",
+                            "message"
+                          ],
+                          "properties": {
+                            "code": {
+                              "type": "integer"
+                            },
+                            "message": {
+                              "type": "string"
+                            },
+                            "data": {}
+                          }
+                        },
+                        "id": {
+                          "type": "null"
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -8465,9 +9075,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -8692,9 +9300,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -8910,9 +9516,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -9126,9 +9730,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -9344,9 +9946,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -9614,9 +10214,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -9873,9 +10471,7 @@ export const document: OpenApiDocument = {
                 "$ref": "#/components/headers/X-Request-Id"
               },
               "Retry-After": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "seconds to wait"
+                "$ref": "#/components/headers/Retry-After"
               }
             },
             "content": {
@@ -11812,13 +12408,46 @@ export const document: OpenApiDocument = {
         "type": "object",
         "properties": {
           "url": {
-            "type": "string"
+            "type": "string",
+            "format": "uri",
+            "minLength": 1,
+            "maxLength": 2048,
+            "pattern": "^https://",
+            "description": "https:// address without user name, password or fragment; a host that is not public is refused (WEBHOOK_URL_FORBIDDEN)"
           },
           "events": {
-            "type": "array"
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 32,
+            "anyOf": [
+              {
+                "items": {
+                  "const": "*"
+                }
+              },
+              {
+                "items": {
+                  "enum": [
+                    "task.created",
+                    "task.running",
+                    "task.succeeded",
+                    "task.failed",
+                    "task.canceled",
+                    "upload.completed",
+                    "asset.deleted",
+                    "voice.deleted"
+                  ]
+                }
+              }
+            ],
+            "description": "event types to receive, or [\"*\"] (alone) for all"
           },
           "description": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 500
           }
         },
         "additionalProperties": false,
@@ -11833,6 +12462,14 @@ export const document: OpenApiDocument = {
         "description": "the request id (equals an error's request_id)",
         "schema": {
           "type": "string"
+        },
+        "required": true
+      },
+      "Retry-After": {
+        "description": "seconds to wait before trying again",
+        "schema": {
+          "type": "integer",
+          "minimum": 1
         },
         "required": true
       }

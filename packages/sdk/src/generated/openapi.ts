@@ -551,16 +551,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Not offered: 405 (stateless endpoint, no standalone SSE stream) */
-        get: operations["mcp.get"];
+        get?: never;
         put?: never;
         /**
          * MCP Streamable HTTP endpoint (stateless): the agent tools for remote agents
-         * @description One JSON-RPC message per POST (initialize, tools/list, tools/call, ...), answered as an SSE stream (progress notifications, then the result) or JSON. Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md.
+         * @description One JSON-RPC message (or a batch) per POST (initialize, tools/list, tools/call, ...); requests are answered as an SSE stream (progress notifications, then the result), notifications and responses with 202. The client must send Accept: application/json, text/event-stream (406 otherwise). Bearer API key or OAuth access token; a 401 names the protected-resource metadata in WWW-Authenticate. Tools and their schemas: tools/list, and docs/api.md. Other methods on /mcp answer 405 (no standalone SSE stream, no session).
          */
         post: operations["mcp.post"];
-        /** Not offered: 405 (stateless endpoint, no session to end) */
-        delete: operations["mcp.delete"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1295,9 +1293,14 @@ export interface components {
             title?: string;
         };
         CreateWebhookEndpointDto: {
+            /**
+             * Format: uri
+             * @description https:// address without user name, password or fragment; a host that is not public is refused (WEBHOOK_URL_FORBIDDEN)
+             */
             url: string;
-            events: unknown[];
-            description?: string;
+            /** @description event types to receive, or ["*"] (alone) for all */
+            events: unknown[] | unknown | unknown;
+            description?: string | null;
         };
     };
     responses: never;
@@ -1306,6 +1309,8 @@ export interface components {
     headers: {
         /** @description the request id (equals an error's request_id) */
         "X-Request-Id": string;
+        /** @description seconds to wait before trying again */
+        "Retry-After": number;
     };
     pathItems: never;
 }
@@ -1357,8 +1362,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1431,8 +1435,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1487,8 +1490,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,8 +1545,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1593,6 +1594,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -1662,6 +1679,22 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
         };
     };
     "oauth.authorize.decide": {
@@ -1728,6 +1761,23 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description too many failed sign-ins (the login page again); or RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
         };
     };
     "oauth.token": {
@@ -1784,6 +1834,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description server_error */
@@ -1845,6 +1911,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description server_error */
@@ -1936,8 +2018,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,8 +2134,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,8 +2238,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,8 +2293,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,7 +2344,7 @@ export interface operations {
                 "video/mp4": string;
                 "audio/mpeg": string;
                 "audio/wav": string;
-                "application/json": string;
+                "application/json": unknown;
                 "text/plain": string;
             };
         };
@@ -2376,8 +2454,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2527,8 +2604,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2678,8 +2754,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,8 +2858,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2969,8 +3043,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3168,8 +3241,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3277,8 +3349,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,8 +3453,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3502,8 +3572,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,8 +3728,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,8 +3863,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,8 +3971,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4009,8 +4075,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,8 +4194,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4216,8 +4280,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4367,8 +4430,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,8 +4554,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,8 +4736,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,8 +4840,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,8 +5003,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,8 +5127,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5121,6 +5178,22 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
         };
     };
     "mcp.resource_metadata.path": {
@@ -5145,28 +5218,20 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-        };
-    };
-    "mcp.get": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
-                "X-Request-Id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
-            405: {
+            /** @description RATE_LIMITED */
+            429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -5181,24 +5246,85 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description a JSON-RPC 2.0 message of the Model Context Protocol */
-        requestBody?: {
+        requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id: string | number;
+                    method: string;
+                    params?: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method: string;
+                    params?: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id: string | number;
+                    result: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    error: {
+                        code: number;
+                        message: string;
+                        data?: unknown;
+                    };
+                }) | ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id: string | number;
+                    method: string;
+                    params?: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method: string;
+                    params?: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id: string | number;
+                    result: {
+                        _meta?: Record<string, unknown>;
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    error: {
+                        code: number;
+                        message: string;
+                        data?: unknown;
+                    };
+                })[];
             };
         };
         responses: {
-            /** @description the JSON-RPC answer (text/event-stream or application/json) */
+            /** @description the JSON-RPC answers of the requests, as server-sent events */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "text/event-stream": unknown;
                 };
             };
-            /** @description a notification or response was accepted */
+            /** @description only notifications or responses were sent: accepted */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5206,28 +5332,98 @@ export interface operations {
                 };
                 content?: never;
             };
-        };
-    };
-    "mcp.delete": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
-                "X-Request-Id"?: string;
+            /** @description not a valid JSON-RPC message of the protocol (JSON-RPC error), or a body that is not JSON (the API error object) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        id: null;
+                    } | components["schemas"]["Error"];
+                };
             };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description METHOD_NOT_ALLOWED, with Allow: POST */
-            405: {
+            /** @description UNAUTHORIZED: no valid API key or access token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Accept header does not list both application/json and text/event-stream */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        id: null;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON (UNSUPPORTED_MEDIA_TYPE), or there is no body and no Content-Type (JSON-RPC error) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        id: null;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -5309,8 +5505,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5460,8 +5655,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,8 +5759,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5670,8 +5863,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5775,8 +5967,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5900,8 +6091,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6022,8 +6212,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description seconds to wait */
-                    "Retry-After"?: unknown;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

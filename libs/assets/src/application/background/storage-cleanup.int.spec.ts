@@ -10,6 +10,7 @@ import {
   SqliteReadStore,
   SqliteCheckpointStore,
   SqliteEventStore,
+  SqliteLeaseStore,
   SubscriptionEngine,
   type BlobStore,
 } from '@gensvc/shared';
@@ -77,6 +78,50 @@ describe('storage cleanup reactor', () => {
     } finally {
       await engine.stop();
       await events.close();
+    }
+  });
+
+  it('with two processes on one data directory, one of them deletes each freed object', async () => {
+    const deletes: string[] = [];
+    class CountingBlobs extends FsBlobStore {
+      override async delete(key: string): Promise<void> {
+        deletes.push(key);
+        return super.delete(key);
+      }
+    }
+    /** A process: its own connections to the shared files, its own reactor instance. */
+    const process = () => {
+      const events = new SqliteEventStore(join(dir, 'events.db'));
+      const reactor = new StorageCleanupReactor(new CountingBlobs(join(dir, 'blobs')));
+      const discovery = {
+        getProviders: ({ metadataKey }: { metadataKey: string }) => (metadataKey === AsReactor.KEY ? [{ instance: reactor }] : []),
+      } as unknown as DiscoveryService;
+      const leases = new SqliteLeaseStore(join(dir, 'leases.db'));
+      const engine = new SubscriptionEngine(events, SqliteReadStore.open(':memory:'), new SqliteCheckpointStore(events.connection), discovery, leases);
+      return { events, engine, leases };
+    };
+    const blobs = new FsBlobStore(join(dir, 'blobs'));
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'].map((k) => `assets/ast_${k}`);
+    for (const key of keys) await blobs.put(key, Readable.from([Buffer.from(key)]));
+    const [one, two] = [process(), process()];
+    try {
+      await Promise.all([one.engine.start(), two.engine.start()]);
+      for (const key of keys) {
+        const id = key.slice('assets/'.length);
+        await one.events.appendToStream(`asset-${id}`, [
+          { type: 'AssetDeleted', data: { asset_id: id, account_id: 'acc_1', blob_key: key, deleted_at: new Date().toISOString() } },
+        ]);
+      }
+      for (let i = 0; i < 200 && deletes.length < keys.length; i++) await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 600));
+      expect([...deletes].sort()).toEqual(keys);
+      for (const key of keys) expect(await blobs.stat(key)).toBeNull();
+    } finally {
+      for (const p of [one, two]) {
+        await p.engine.stop();
+        await p.leases.close();
+        await p.events.close();
+      }
     }
   });
 });

@@ -27,12 +27,15 @@ export function objectsFreedBy(event: { type: string; data: unknown }): string[]
  * uploads, deleted assets. Runs from the durable event subscription: a storage failure
  * throws, and the subscription retries the same event with backoff until storage answers.
  * Deleting is idempotent, so a redelivery is harmless; each event is one cleanup job.
+ * Exclusive: with several workers, one runs it at a time (see `Reactor.exclusive`).
  */
 @AsReactor()
 @Injectable()
 export class StorageCleanupReactor implements Reactor {
   readonly name = 'assets.storage-cleanup';
   readonly handles = ['UploadReceiveFailed', 'UploadReceived', 'UploadContentMismatched', 'UploadExpired', 'AssetDeleted'];
+  /** One worker deletes (a lease across the processes sharing the stores), not every worker. */
+  readonly exclusive = true;
   private readonly logger = new Logger('AssetStorageCleanup');
 
   constructor(private readonly blobs: BlobStore) {}

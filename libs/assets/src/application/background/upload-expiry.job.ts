@@ -12,8 +12,8 @@ const TIMER_LEASE = 'timer:upload-expiry';
  * bytes. Reads show `expired` from the deadline on, whether or not the job ran yet. It runs
  * only in processes whose role runs background work (not `api`, not the admin CLI), and
  * fires once across them: a pass runs in the process that holds the `timer:upload-expiry`
- * lease, which its holder renews at every pass and another process takes over when the
- * holder stops renewing it.
+ * lease, which its holder renews at every pass and gives back when it stops; another
+ * process takes over then, or two intervals after the holder died.
  */
 @Injectable()
 export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -44,9 +44,11 @@ export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShu
     if (await this.leases.acquire(TIMER_LEASE, this.owner, 2 * this.limits.expirySweepIntervalMs)) await this.sweep();
   }
 
-  onApplicationShutdown(): Promise<unknown> | void {
+  async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    return this.running;
+    await this.running?.catch(() => undefined);
+    // Hand the timer over at once instead of after the lease's time to live.
+    if (this.timer) await this.leases.release(TIMER_LEASE, this.owner).catch(() => undefined);
   }
 
   /** One pass; returns how many uploads it expired. */

@@ -19,14 +19,13 @@ export interface DeliveryDoc extends Record<string, unknown> {
   created_at: string;
 }
 
-const deliveries = documentProjection<DeliveryDoc>({
+const deliveries = documentProjection<DeliveryDoc, DeliveryEvent>({
   name: 'notifications.deliveries',
   collection: WEBHOOK_DELIVERIES,
   handles: DELIVERY_EVENT_TYPES,
   indexes: [{ keys: { endpoint_id: 1, created_at: -1 } }, { keys: { state: 1 } }],
-  documentId: (e) => (e.data as { delivery_id?: string }).delivery_id ?? null,
-  evolve(doc, event) {
-    const e = event as unknown as DeliveryEvent;
+  documentId: (e) => e.data.delivery_id,
+  evolve(doc, e) {
     const next = (d: DeliveryDoc, state: DeliveryStatus, patch: Partial<DeliveryDoc> = {}): DeliveryDoc => {
       const merged = { ...d, ...patch, state };
       return { ...merged, status: apiStatus(state, merged.attempts.length) };

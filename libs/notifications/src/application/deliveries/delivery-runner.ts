@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { Clock, EventStore, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, streamName } from '@gensvc/shared';
+import { AppConfig, Clock, EventStore, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
 import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';
@@ -27,7 +27,9 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * a crash the open deliveries are found in the `webhook_deliveries` read model and an attempt
  * whose claim expired is made again (at least once, with the same webhook-id).
  *
- * Runs where the subscriptions run (the API process), like the supplier jobs.
+ * Runs only in processes whose role runs background work (`all`, `worker`; CONTRACT §13), like
+ * the supplier jobs: an `api` process records retry requests but never sends; a worker's
+ * dispatch reactor picks them up from the store.
  */
 @Injectable()
 export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -51,6 +53,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly sender: WebhookSender,
     private readonly settings: NotificationSettings,
     private readonly metrics: DeliveryMetrics,
+    private readonly config: AppConfig,
   ) {
     this.limiter = new Limiter(
       () => settings.concurrency,
@@ -59,6 +62,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
+    if (!runsBackgroundWork(this.config.processRole)) return;
     const tick = async () => {
       this.bootTimer = undefined;
       if (this.stopped) return;
@@ -90,9 +94,9 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     await Promise.race([Promise.allSettled([...this.chains.values()]), new Promise((r) => setTimeout(r, 5000).unref())]);
   }
 
-  /** Whether this process sends deliveries (the subscriptions run here). */
+  /** Whether this process sends deliveries (its role runs background work and the subscriptions run here). */
   get active(): boolean {
-    return !this.stopped && this.engine.health().started;
+    return !this.stopped && runsBackgroundWork(this.config.processRole) && this.engine.health().started;
   }
 
   /** Looks at the delivery after `delayMs` (default now), or earlier if already due earlier. */

@@ -19,14 +19,13 @@ export interface EndpointDoc extends Record<string, unknown> {
   failing_since: string | null;
 }
 
-const endpoints = documentProjection<EndpointDoc>({
+const endpoints = documentProjection<EndpointDoc, WebhookEndpointEvent | DeliveryEvent>({
   name: 'notifications.endpoints',
   collection: WEBHOOK_ENDPOINTS,
   handles: [...WEBHOOK_ENDPOINT_EVENT_TYPES, ...DELIVERY_OUTCOME_EVENT_TYPES],
   indexes: [{ keys: { account_id: 1, created_at: -1 } }],
-  documentId: (e) => (e.data as { endpoint_id?: string }).endpoint_id ?? null,
-  evolve(doc, event) {
-    const e = event as unknown as WebhookEndpointEvent | DeliveryEvent;
+  documentId: (e) => e.data.endpoint_id,
+  evolve(doc, e) {
     switch (e.type) {
       case 'WebhookEndpointCreated':
         return {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection, type RecordedEvent } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
 
 export const REPLAY_HISTORY = 'operations_replays';
@@ -14,13 +14,13 @@ export interface ReplayHistoryDoc extends Record<string, unknown> {
   completed_at: string;
 }
 
-const projection = documentProjection<ReplayHistoryDoc>({
+const projection = documentProjection<ReplayHistoryDoc, ReplayCompleted>({
   name: 'operations.replay-history',
   collection: REPLAY_HISTORY,
   handles: [REPLAY_COMPLETED],
-  documentId: (e) => (e.data as ReplayCompleted['data']).replayId,
-  evolve: (_doc, e: RecordedEvent) => {
-    const d = e.data as ReplayCompleted['data'];
+  documentId: (e) => e.data.replayId,
+  evolve: (_doc, e) => {
+    const d = e.data;
     return {
       replay_id: d.replayId,
       all: d.all,

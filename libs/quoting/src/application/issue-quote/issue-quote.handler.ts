@@ -54,7 +54,7 @@ export class IssueQuoteHandler {
 
   async execute(cmd: IssueQuoteCommand): Promise<QuoteResponse> {
     const { terms } = await this.price(cmd);
-    await handleCommand(this.events, streamName(QUOTE_STREAM, terms.quote_id), quoteDecider, { type: 'IssueQuote', terms });
+    await handleCommand(this.events, streamName(QUOTE_STREAM, terms.quote_id), quoteDecider, { type: 'IssueQuote', data: terms, metadata: { now: this.clock.now() } });
     return quoteResponse(terms);
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
-import { QuoteBook, type LockedQuote, type QuoteAcceptance } from '../../contracts/quote-book';
+import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, startCommand, streamName } from '@gensvc/shared';
+import { QuoteBook, type LockedQuote, type QuoteAcceptance, type QueuedQuoteAcceptance } from '../../contracts/quote-book';
 import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';
 
 const ID = /^qt_[0-9a-z]{1,60}$/;
@@ -45,7 +45,7 @@ export class QuoteBookService extends QuoteBook {
   override async accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance> {
     if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
     try {
-      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', quoteId, accountId, taskId, now: this.clock.now() });
+      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } });
       const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
       return { accepted: true, quote: lockedQuote(state.terms), position: result.position };
     } catch (err) {
@@ -55,9 +55,21 @@ export class QuoteBookService extends QuoteBook {
     }
   }
 
+  override async beginAccept(quoteId: string, accountId: string, taskId: string, after: readonly string[]): Promise<QueuedQuoteAcceptance> {
+    if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
+    try {
+      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } }, { after });
+      const state = started.state as Extract<QuoteState, { terms: QuoteTerms }>;
+      return { accepted: true, quote: lockedQuote(state.terms), eventId: started.lastEventId, committed: started.committed.then((r) => ({ position: r?.position })) };
+    } catch (err) {
+      if (err instanceof AppError) return { accepted: false, refusal: { code: err.code, message: err.message } };
+      throw err;
+    }
+  }
+
   override async release(quoteId: string, taskId: string): Promise<{ position?: bigint }> {
     if (!ID.test(quoteId)) return {};
-    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', quoteId, taskId, now: this.clock.now() });
+    const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', data: { quote_id: quoteId, task_id: taskId }, metadata: { now: this.clock.now() } });
     return { position: result.position };
   }
 

@@ -9,6 +9,7 @@ import { JobInputError } from '../../application/supplier-channel';
 import { SupplierCallbacks } from '../../application/supplier-callbacks';
 import { SupplierChannelRegistry } from '../../application/supplier-channel-registry';
 import { SupplierGatewayService } from '../../application/supplier-gateway.service';
+import { LeaseJobClaims } from '../../application/supplier-job-claims';
 import { SupplierJobRunner } from '../../application/supplier-job-runner';
 import { LocalSupplierChannel } from '../local/local-supplier.channel';
 import { LocalSupplierControls } from '../local/local-supplier.controls';
@@ -72,7 +73,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     const channels = new SupplierChannelRegistry(settings, catalogue, res, new LocalSupplierChannel(controls, res));
     const engine = { health: () => ({ started: true, projected: 0n }), projectedPosition: () => 0n } as unknown as SubscriptionEngine;
     const readStore = SqliteReadStore.open(':memory:');
-    const r = new SupplierJobRunner(store, readStore, engine, clock, channels, new ReadStoreLeaseStore(readStore), settings, { processRole: 'all' } as AppConfig);
+    const r = new SupplierJobRunner(store, readStore, engine, clock, channels, new LeaseJobClaims(new ReadStoreLeaseStore(readStore), settings), { processRole: 'all' } as AppConfig);
     return {
       runner: r,
       gateway: new SupplierGatewayService(store, catalogue, clock, settings, channels, controls, r),

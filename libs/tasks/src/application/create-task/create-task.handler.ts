@@ -68,7 +68,10 @@ export class CreateTaskHandler {
     try {
       const quote = await this.quotes.usable(quoteId, accountId);
       await this.checkReferences(quote);
-      const wallet = await this.wallet.view(accountId);
+      // A quick look first (it may count this process's reservations not stored yet), the
+      // exact one only when that is short.
+      let wallet = await this.wallet.view(accountId, { includeInFlight: true });
+      if (Money.parse(wallet.available) < quote.maxAmount) wallet = await this.wallet.view(accountId);
       if (Money.parse(wallet.available) < quote.maxAmount) throw insufficient(wallet.available, quote.maxAmount);
     } catch (err) {
       const raced = await this.intentOf(stream);
@@ -92,6 +95,14 @@ export class CreateTaskHandler {
     let finish!: (run: CreationRun | null) => void;
     this.runner.track(intent.task_id, new Promise<CreationRun | null>((resolve) => (finish = resolve)));
     try {
+      if (this.tasks.events.pipelinedAppends) {
+        // Every step in one group commit; anything unusual goes on below from what is stored.
+        const run = await this.runner.startPipelined(stream, intent, cmd.metadata);
+        if (run) {
+          finish(run);
+          return answer(run, run.position);
+        }
+      }
       // A concurrent request with the same key may win: then its intent (same body) is run.
       const recorded = await handleCommand(this.tasks.events, stream, taskCreationDecider, { type: 'RequestCreation', data: intent, metadata: cmd.metadata }, { retries: 20 });
       const winner = recorded.state.intent!;

@@ -47,11 +47,21 @@ class FakeVoiceRegistry extends VoiceRegistry {
   }
 }
 
-/** A real embedded event store that can be told to fail the next append to some stream (a crash). */
+/**
+ * A real embedded event store that can be told to fail the next append to some stream (a
+ * crash). `pipelined` says whether callers may queue appends on appends in flight, as on the
+ * embedded store itself (the creation then runs its steps in one group commit).
+ */
 class CrashingEventStore extends EventStore {
   private crashes: { prefix: string; remaining: number }[] = [];
-  constructor(readonly inner: SqliteEventStore) {
+  constructor(
+    readonly inner: SqliteEventStore,
+    public pipelined: boolean,
+  ) {
     super();
+  }
+  override get pipelinedAppends(): boolean {
+    return this.pipelined;
   }
   crashOnNextAppend(prefix: string, times = 1): void {
     this.crashes.push({ prefix, remaining: times });
@@ -84,7 +94,10 @@ class CrashingEventStore extends EventStore {
   }
 }
 
-describe('task creation (application, embedded event store)', () => {
+describe.each([
+  ['step by step', false],
+  ['pipelined', true],
+])('task creation (application, embedded event store, appends %s)', (_, pipelined) => {
   let events: CrashingEventStore;
   let clock: FixedClock;
   let wallet: WalletCommands;
@@ -97,7 +110,7 @@ describe('task creation (application, embedded event store)', () => {
   const principal = () => ({ accountId: `acc_${++n}`, connectionId: `key_${n}` });
 
   beforeEach(() => {
-    events = new CrashingEventStore(new SqliteEventStore(':memory:'));
+    events = new CrashingEventStore(new SqliteEventStore(':memory:'), pipelined);
     clock = new FixedClock(new Date());
     wallet = createWalletForTests(events, clock);
     quoting = createQuotingForTests({ events, catalogue, assets: new FakeAssetRegistry(), voices: new FakeVoiceRegistry(), clock });
@@ -216,7 +229,30 @@ describe('task creation (application, embedded event store)', () => {
     expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '1.000000', available: '0.000000' });
   });
 
+  it('two keys racing for one quote: one task, one QUOTE_ALREADY_USED, one reservation', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteId = await quoteFor(p);
+    const outcomes = await Promise.all([code(handler.execute(cmd(p, 'key-race-1', quoteId, null))), code(handler.execute(cmd(p, 'key-race-2', quoteId, null)))]);
+    expect(outcomes.sort()).toEqual(['OK', 'QUOTE_ALREADY_USED']);
+    expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
+  });
+
+  it('stores a fresh creation in as many commits as it has steps, or (pipelined) in one', async () => {
+    const p = principal();
+    await wallet.credit(p.accountId, '1.00');
+    const quoteId = await quoteFor(p);
+    let commits = 0;
+    const stop = events.onAppended(() => commits++);
+    await handler.execute(cmd(p, 'key-commits', quoteId, null));
+    stop();
+    expect(commits).toBe(pipelined ? 1 : 4);
+  });
+
   describe('a crash between the appends', () => {
+    // The crashes below interrupt a creation between two of its steps, which it takes one
+    // after the other when appends are not pipelined.
+    beforeEach(() => (events.pipelined = false));
     const intentOf = async (accountId: string, key: string) =>
       (await loadAggregate(events, streamName(TASK_CREATION_STREAM, creationIdOf(accountId, key)), taskCreationDecider)).state.intent!;
 

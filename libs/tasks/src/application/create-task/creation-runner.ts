@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { QuoteBook } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
-import type { CreationIntent } from '../../domain/task-creation';
-import { taskCreationWorkflow, type CreationCommand, type CreationInput, type CreationState } from '../../domain/task-creation-workflow';
+import { AppError, ConcurrencyError, startCommand, type EventMetadata } from '@gensvc/shared';
+import { taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
+import { taskCreatedData, taskCreationWorkflow, type CreationCommand, type CreationInput, type CreationState } from '../../domain/task-creation-workflow';
 import type { TaskState } from '../../domain/task';
 import { TaskStore } from '../task-store';
 
@@ -43,6 +44,53 @@ export class TaskCreationRunner {
   /** A fresh creation: nothing of it can be stored yet but its intent. */
   start(intent: CreationIntent): Promise<CreationRun> {
     return this.run([{ type: 'TaskCreationRequested', data: intent }]);
+  }
+
+  /**
+   * A fresh creation on an event store with pipelined appends, in one group commit: the intent,
+   * the quote lock, the reservation and the task are each decided at once and queued after the
+   * one before (`after`: stored only if that one is), and the run waits for them together. The
+   * workflow's happy path, with its steps' own deciders; it answers null, once everything it
+   * queued has settled, when anything else happened (a refusal, a failed precondition, an
+   * intent of a concurrent request): the caller then runs the workflow on what is stored,
+   * which converges from any prefix of these steps, as after a crash. An append that fails
+   * otherwise (I/O) fails the request, as it would step by step.
+   */
+  async startPipelined(intentStream: string, intent: CreationIntent, metadata: Partial<EventMetadata> & { now: Date }): Promise<CreationRun | null> {
+    const steps: Promise<{ position?: bigint } | undefined>[] = [];
+    const fallBack = async () => {
+      await Promise.allSettled(steps);
+      return null;
+    };
+    let requested;
+    try {
+      requested = await startCommand(this.tasks.events, intentStream, taskCreationDecider, { type: 'RequestCreation', data: intent, metadata: { now: metadata.now } });
+    } catch (err) {
+      if (err instanceof AppError) return null; // another body under the key: answered on the way below
+      throw err;
+    }
+    if (!requested.lastEventId) return fallBack(); // an intent is stored already (a concurrent request)
+    steps.push(requested.committed);
+    const { task_id: taskId, account_id: accountId } = intent;
+    const quote = await this.quotes.beginAccept(intent.quote_id, accountId, taskId, [requested.lastEventId]);
+    if (!quote.accepted || !quote.eventId) return fallBack();
+    steps.push(quote.committed);
+    const funds = await this.wallet.beginReserve({ accountId, reservationId: taskId, taskId, amount: quote.quote.maxAmount, after: [quote.eventId] });
+    if (!funds.reserved || !funds.eventId) return fallBack();
+    steps.push(funds.committed);
+    const now = this.tasks.now();
+    const data = taskCreatedData(intent, quote.quote, now.toISOString());
+    const created = await this.tasks.begin(taskId, { type: 'CreateTask', data, metadata: { now } }, [funds.eventId]);
+    steps.push(created.committed);
+    const stored = await Promise.allSettled(steps);
+    // A failed precondition hands over; any other failure (I/O) is the request's error, and
+    // the creation is finished by a retry with the same key or by the reactor, as after a crash.
+    const failure = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof ConcurrencyError));
+    if (failure) throw failure.reason;
+    if (created.state.kind !== 'task' || stored.some((r) => r.status === 'rejected')) return null;
+    let position: bigint | undefined;
+    for (const r of stored) position = maxPos(position, (r as PromiseFulfilledResult<{ position?: bigint } | undefined>).value?.position);
+    return { state: { status: 'created', intent, task: data }, task: created.state, position };
   }
 
   /** Resumes a creation from what is stored: its intent and its task stream. */

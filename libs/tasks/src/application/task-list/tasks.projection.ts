@@ -45,12 +45,12 @@ export function evolveTaskDoc(doc: TaskDoc | null, event: TaskEvent): TaskDoc | 
 @AsProjection()
 @Injectable()
 export class TasksProjection extends ProjectionProvider {
-  protected readonly inner = documentProjection<TaskDoc & Record<string, unknown>>({
+  protected readonly inner = documentProjection<TaskDoc & Record<string, unknown>, TaskEvent>({
     name: 'tasks.tasks',
     collection: TASKS,
     handles: TASK_EVENT_TYPES.filter((t) => t !== 'TaskCreationRejected' && t !== 'TaskCreationRolledBack'),
-    documentId: (e) => (streamCategory(e.streamName) === TASK_STREAM ? (e.data as { task_id: string }).task_id : null),
+    documentId: (e) => (streamCategory(e.streamName) === TASK_STREAM ? e.data.task_id : null),
     indexes: TASK_INDEXES,
-    evolve: (doc, event) => evolveTaskDoc(doc as TaskDoc | null, { type: event.type, data: event.data } as TaskEvent) as (TaskDoc & Record<string, unknown>) | null,
+    evolve: (doc, e) => evolveTaskDoc(doc, e) as (TaskDoc & Record<string, unknown>) | null,
   });
 }
