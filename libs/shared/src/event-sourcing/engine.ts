@@ -6,7 +6,7 @@ import { LeaseStore } from '../leases/lease-store.port';
 import { DuplicateKeyError, ReadStore } from '../read-store/read-store.port';
 import type { RecordedEvent } from './event';
 import { CheckpointStore, EventStore } from './event-store.port';
-import { targetOf, type Projection } from './projection';
+import { deferIndexes, targetOf, type Projection } from './projection';
 import type { Reactor } from './reactor';
 
 /** Class decorator: the provider is a projection (implements `Projection`). */
@@ -16,6 +16,8 @@ export const AsReactor = DiscoveryService.createDecorator();
 
 const CHECKPOINTS = 'projection_checkpoints';
 const BATCH = 500;
+/** Events per projection batch until the loop first caught up (a start behind, nobody waiting on a command yet). */
+const CATCH_UP_BATCH = 2000;
 const POLL_MS = 200;
 /** Document in CHECKPOINTS by which a replay in another process pauses this process's projection loop. */
 const HOLD = '~replay-hold';
@@ -189,11 +191,17 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     this.started = true;
     if (!this.projections.length && !this.reactors.length) this.discover();
     const target = targetOf(this.readStore);
-    for (const p of this.projections) await p.setup?.(target);
+    // On the embedded store, projections that never ran (an empty read.db: a first start, an
+    // upgrade, a projection added) fill their collections first and get their indexes (but
+    // unique ones) once caught up, before the start resolves: a bulk load.
+    const bulk = deferIndexes(target);
+    const neverRan = this.readStore.transaction ? await this.projectionsNeverRun() : new Set<string>();
+    for (const p of this.projections) await p.setup?.(neverRan.has(p.name) ? bulk.target : target);
     const caughtUp = new Promise<void>((resolve) => {
       this.loops.push(this.projectionLoop(resolve));
     });
     await caughtUp;
+    await bulk.createDeferred();
     if (options.reactors !== false) for (const r of this.reactors) this.loops.push(this.reactorLoop(r));
   }
 
@@ -234,6 +242,13 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     this.positions.clear();
     this.generations.clear();
     this.started = false;
+  }
+
+  /** Names of the projections without a stored checkpoint. */
+  private async projectionsNeverRun(): Promise<Set<string>> {
+    const names = this.projections.map((p) => p.name);
+    const stored = await this.readStore.collection(CHECKPOINTS).find({ _id: { $in: names } });
+    return new Set(names.filter((n) => !stored.some((d) => d._id === n)));
   }
 
   private async loadProjectionCheckpoint(name: string): Promise<bigint> {
@@ -337,6 +352,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     const checkpoints = this.readStore.collection<{ _id: string; position: string; generation?: string | null }>(CHECKPOINTS);
     const names = () => this.projections.map((p) => p.name);
     const lowest = () => [...positions.values()].reduce((a, b) => (a < b ? a : b));
+    let caughtUp = false;
     const load = async () => {
       const stored = new Map((await checkpoints.find({ _id: { $in: names() } })).map((d) => [d._id, d]));
       for (const p of this.projections) {
@@ -349,6 +365,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
       if (!this.projections.length) {
         this.projected = await this.events.headPosition();
         this.release();
+        caughtUp = true;
         onCaughtUp();
         return false;
       }
@@ -364,15 +381,17 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         if (lowest() >= head) {
           this.projected = lowest();
           this.release();
+          caughtUp = true;
           onCaughtUp();
           return false;
         }
       }
       let read = 0;
+      const size = caughtUp ? BATCH : CATCH_UP_BATCH;
       await this.readStore.transaction!(async () => {
         await load();
         const before = new Map(positions);
-        const batch = await this.events.readAll({ after: lowest(), maxCount: BATCH });
+        const batch = await this.events.readAll({ after: lowest(), maxCount: size });
         read = batch.length;
         for (const event of batch) {
           for (const p of this.projections) {
@@ -392,8 +411,11 @@ export class SubscriptionEngine implements OnApplicationShutdown {
       });
       this.projected = lowest();
       this.release();
-      if (read < BATCH) onCaughtUp();
-      return read === BATCH;
+      if (read < size) {
+        caughtUp = true;
+        onCaughtUp();
+      }
+      return read === size;
     }));
   }
 

@@ -357,3 +357,38 @@ describe.each([
     expect(() => engine([new Recording('same')], [{ name: 'same', handles: [], handle: async () => undefined }]).discover()).toThrow(/same/);
   });
 });
+
+describe('SubscriptionEngine filling an empty embedded read store', () => {
+  it('builds the indexes of projections that never ran after their rows, before start() resolves', async () => {
+    Logger.overrideLogger(false);
+    const events = new SqliteEventStore(':memory:');
+    const store = SqliteReadStore.open(':memory:');
+    const indexes = () => (store.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND sql LIKE '%json_extract%'").get() as { n: number }).n;
+    const seen: number[] = [];
+    const totals = documentProjection<{ count: number; last: string }>({
+      name: 'order-totals',
+      collection: 'order_totals',
+      handles: ['ItemAdded'],
+      documentId: (e) => e.streamName,
+      indexes: [{ keys: { last: 1, count: -1 } }],
+      evolve: (doc, e) => {
+        seen.push(indexes());
+        return { count: (doc?.count ?? 0) + 1, last: (e.data as { item: string }).item };
+      },
+    });
+    for (let i = 0; i < 30; i++) await events.appendToStream(`order-${i % 7}`, [added(`item-${i}`)]);
+    const e = new SubscriptionEngine(events, store, new SqliteCheckpointStore(events.connection), discovery([totals], []));
+    await e.start();
+    expect(seen).toHaveLength(30);
+    expect(new Set(seen)).toEqual(new Set([0]));
+    expect(indexes()).toBe(1);
+    expect((await store.collection('order_totals').find({ last: 'item-29' })).map((d) => [d._id, d.count])).toEqual([['order-1', 5]]);
+    // later events are applied with the index in place
+    const r = await events.appendToStream('order-1', [added('item-30')]);
+    await e.waitFor(r.position);
+    expect(seen[30]).toBe(1);
+    await e.stop();
+    await events.close();
+    await store.close();
+  });
+});

@@ -1,4 +1,4 @@
-import type { Collection, Doc, ReadStore } from '../read-store/read-store.port';
+import type { Collection, Doc, IndexSpec, ReadStore } from '../read-store/read-store.port';
 import { DuplicateKeyError } from '../read-store/read-store.port';
 import type { DomainEvent, RecordedEvent, RecordedOf } from './event';
 
@@ -84,6 +84,38 @@ export function documentProjection<T extends Record<string, unknown>, E extends 
 export function stripDoc<T extends Record<string, unknown>>(doc: T): Omit<T, '_id' | '_pos'> {
   const { _id, _pos, ...rest } = doc as T & { _id?: unknown; _pos?: unknown };
   return rest;
+}
+
+/**
+ * For a bulk load (a replay, or projections filling an empty read store): a view of `target`
+ * whose `createIndex` creates unique indexes at once (they decide what the load may write) and
+ * only records the others; `createDeferred()` then creates them over the loaded rows, which is
+ * much faster than keeping them up to date row by row. Every other operation goes to `target`.
+ */
+export function deferIndexes(target: ProjectionTarget): { target: ProjectionTarget; createDeferred(): Promise<void> } {
+  const deferred: { name: string; spec: IndexSpec }[] = [];
+  return {
+    target: {
+      collection<T extends Doc = Doc>(name: string): Collection<T> {
+        const c = target.collection<T>(name);
+        return new Proxy(c, {
+          get(obj, prop) {
+            if (prop === 'createIndex') {
+              return async (spec: IndexSpec) => {
+                if (spec.unique) await obj.createIndex(spec);
+                else deferred.push({ name, spec });
+              };
+            }
+            const v = Reflect.get(obj, prop, obj) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(obj) : v;
+          },
+        });
+      },
+    },
+    async createDeferred() {
+      for (const { name, spec } of deferred.splice(0)) await target.collection(name).createIndex(spec);
+    },
+  };
 }
 
 /** A read store view that maps logical collection names to physical ones. */

@@ -1,4 +1,5 @@
-import type { Filter, Update } from './read-store.port';
+import { update as applyUpdate } from 'mingo';
+import type { Doc, Filter, Update } from './read-store.port';
 
 /** Deep copy of JSON-like data as structuredClone makes it, much cheaper for plain documents. */
 export function cloneDocument<T>(v: T): T {
@@ -40,4 +41,68 @@ export function stripOnInsert(update: Update): Update {
 export function withOnInsert(update: Update): Update {
   const { $setOnInsert, $set, ...rest } = update as Update & { $setOnInsert?: Record<string, unknown>; $set?: Record<string, unknown> };
   return $setOnInsert || $set ? { ...rest, $set: { ...($setOnInsert ?? {}), ...($set ?? {}) } } : rest;
+}
+
+const FAST_UPDATES = new Set(['$set', '$inc', '$unset']);
+
+/**
+ * Applies `$set`, `$inc` and `$unset` on plain paths directly; anything else (other
+ * operators, overlapping paths, arrays or non-objects on a path, `$inc` of a non-number)
+ * goes through mingo's updater, which gives Mongo's results and errors.
+ */
+export function applyUpdateFast(doc: Doc, update: Update): void {
+  if (!canUpdateFast(doc, update)) {
+    applyUpdate(doc, update as never);
+    return;
+  }
+  for (const [op, fields] of Object.entries(update)) {
+    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
+      const keys = path.split('.');
+      const last = keys.pop()!;
+      let parent: Record<string, unknown> | undefined = doc;
+      for (const k of keys) {
+        if (parent[k] === undefined) {
+          if (op === '$unset') {
+            parent = undefined;
+            break;
+          }
+          parent[k] = {};
+        }
+        parent = parent[k] as Record<string, unknown>;
+      }
+      if (!parent) continue;
+      if (op === '$set') parent[last] = cloneDocument(value);
+      else if (op === '$unset') delete parent[last];
+      else parent[last] = ((parent[last] as number | undefined) ?? 0) + (value as number);
+    }
+  }
+}
+
+function canUpdateFast(doc: Doc, update: Update): boolean {
+  const ops = Object.entries(update);
+  if (!ops.every(([op, fields]) => FAST_UPDATES.has(op) && fields !== null && typeof fields === 'object' && !Array.isArray(fields))) return false;
+  const paths = ops.flatMap(([, fields]) => Object.keys(fields as object));
+  if (!paths.every((p, i) => p !== '_id' && !p.includes('$') && !p.split('.').includes('') && paths.every((q, j) => i === j || (p !== q && !q.startsWith(`${p}.`))))) {
+    return false;
+  }
+  for (const [op, fields] of ops) {
+    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
+      const keys = path.split('.');
+      const last = keys.pop()!;
+      let parent: Record<string, unknown> | undefined = doc;
+      for (const k of keys) {
+        const next: unknown = parent[k];
+        if (next === undefined) {
+          parent = undefined; // the rest of the path is created ($set, $inc) or absent ($unset)
+          break;
+        }
+        if (next === null || typeof next !== 'object' || Array.isArray(next)) return false;
+        parent = next as Record<string, unknown>;
+      }
+      const current = parent?.[last];
+      if (op === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) return false;
+      if (op === '$set' && value === undefined) return false;
+    }
+  }
+  return true;
 }

@@ -131,9 +131,9 @@ Logger.overrideLogger(false);
 
   it('a restart after a SIGKILL inside a projection batch leaves the read models equal to a fresh replay', async () => {
     const data = join(dir, 'crash');
-    await append(data, 0, 1200);
-    // batches hold 500 events: position 700 lies inside the second one
-    const p = projector(data, '700', 1200);
+    await append(data, 0, 3000);
+    // batches hold 2,000 events until the loop first caught up: position 2700 lies inside the second one
+    const p = projector(data, '2700', 3000);
     await p.line('inside');
     p.child.kill('SIGKILL');
     expect(await p.exited).toBeNull();
@@ -143,14 +143,14 @@ Logger.overrideLogger(false);
     const partial = await read.collection('crash_counts').find({});
     await read.close();
     // the first batch is committed, nothing of the second
-    expect(stored.map((c) => c.position)).toEqual(['500', '500']);
-    expect(partial.reduce((n, d) => n + (d.n as number), 0)).toBe(500);
+    expect(stored.map((c) => c.position)).toEqual(['2000', '2000']);
+    expect(partial.reduce((n, d) => n + (d.n as number), 0)).toBe(2000);
 
     const restarted = await project(data, join(data, 'read.db'));
     const fresh = await project(data, join(dir, 'crash-fresh.db'));
     expect(restarted).toEqual(fresh);
-    expect(fresh.counts.reduce((n, d) => n + (d.n as number), 0)).toBe(1200);
-    expect(fresh.checkpoints).toEqual(['1200', '1200']);
+    expect(fresh.counts.reduce((n, d) => n + (d.n as number), 0)).toBe(3000);
+    expect(fresh.checkpoints).toEqual(['3000', '3000']);
   }, 120_000);
 
   it('two processes projecting into one file while events arrive apply every event once', async () => {

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { find as mingoFind, update as applyUpdate } from 'mingo';
+import { find as mingoFind } from 'mingo';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
 import { filterMatcher } from './simple-filter';
-import { stripOnInsert, upsertSeed, withOnInsert } from './documents';
+import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from './documents';
 
 export interface SqliteReadStoreOptions {
   /** Page cache of the connection in MiB (the store's memory bound besides one query's rows). */
@@ -24,8 +24,31 @@ interface Meta {
   readonly odd: Set<string>;
   /** The substring search index, when declared. */
   search?: { readonly fts: string; readonly fields: string[] };
-  /** The secondary indexes: SQL name and keys. */
-  indexes: { readonly name: string; readonly keys: Record<string, 1 | -1> }[];
+  /** The secondary indexes: SQL name, keys, and whether unique. */
+  indexes: { readonly name: string; readonly keys: Record<string, 1 | -1>; readonly unique?: boolean }[];
+}
+
+/**
+ * A document as the running write transaction sees it, not yet written (see `transaction`):
+ * the stored row (if any) and the document the transaction made of it.
+ */
+interface Pending {
+  /** Row id of the stored row; undefined when there is none. */
+  rowid: number | undefined;
+  /** The stored document; null when there is none. */
+  stored: Doc | null;
+  /** The document now; null when absent (deleted, or never there). */
+  doc: Doc | null;
+  dirty: boolean;
+  /** When it was last inserted within the transaction (0: not): new rows get row ids in this order. */
+  inserted: number;
+}
+
+/** The pending documents of one collection in the running transaction. */
+interface PendingCollection {
+  readonly name: string;
+  meta: Meta | undefined;
+  readonly docs: Map<string, Pending>;
 }
 
 interface Row {
@@ -48,6 +71,8 @@ const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Rows read in order to tell whether a search finds its page without the substring index. */
 const SEARCH_PROBE = 500;
 const STATEMENT_CACHE = 500;
+/** Documents a write transaction holds before writing them out (its memory bound). */
+const PENDING_LIMIT = 20_000;
 
 /**
  * Embedded read store: documents as JSON in SQLite (`DATA_DIR/read.db`, WAL), persisted with
@@ -67,8 +92,13 @@ const STATEMENT_CACHE = 500;
  *
  * Writes are single transactions (`BEGIN IMMEDIATE`: a read-modify-write such as a conditional
  * replace is atomic against other processes on the same file). `transaction(fn)` groups every
- * write `fn` makes into one; writes of other callers of this process wait meanwhile.
- * Memory: the page cache (`cacheMb`) plus the rows of the query at hand.
+ * write `fn` makes into one; writes of other callers of this process wait meanwhile. Inside it,
+ * the operations that name one document by `_id` (what projections do) work on parsed copies
+ * held in memory and written out once, when `fn` ends (or when 20,000 are held, or before any
+ * other operation on the collection): a document an event batch changes several times is
+ * parsed and written once. Readers outside the transaction see the rows as they were.
+ * Memory: the page cache (`cacheMb`), the rows of the query at hand, and a transaction's
+ * pending documents (at most 20,000).
  */
 export class SqliteReadStore extends ReadStore {
   private readonly metas = new Map<string, Meta>();
@@ -78,6 +108,12 @@ export class SqliteReadStore extends ReadStore {
   private readonly batches = new AsyncLocalStorage<object>();
   private batchToken: object | undefined;
   private batchDone: Promise<void> = Promise.resolve();
+  /** The running transaction's pending documents per collection (see `transaction`). */
+  private readonly pending = new Map<string, PendingCollection>();
+  private pendingCount = 0;
+  private insertSeq = 0;
+  /** The catalogue was read inside the running write transaction (no other writer can change it). */
+  private refreshedInTxn = false;
 
   private constructor(readonly db: Database.Database) {
     super();
@@ -107,6 +143,7 @@ export class SqliteReadStore extends ReadStore {
 
   override async renameCollection(from: string, to: string): Promise<void> {
     await this.write(() => {
+      this.flushAll();
       const target = this.meta(to);
       if (target) this.dropMeta(target);
       const source = this.meta(from);
@@ -144,7 +181,9 @@ export class SqliteReadStore extends ReadStore {
       try {
         this.refresh();
         result = await this.batches.run(token, fn);
+        this.flushAll();
       } catch (err) {
+        this.discardPending();
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         this.forget();
         throw err;
@@ -152,6 +191,8 @@ export class SqliteReadStore extends ReadStore {
       this.db.exec('COMMIT');
       return result;
     } finally {
+      this.discardPending();
+      this.refreshedInTxn = false;
       this.batchToken = undefined;
       done();
     }
@@ -193,7 +234,125 @@ export class SqliteReadStore extends ReadStore {
     } catch (err) {
       this.forget();
       throw err;
+    } finally {
+      if (outer) this.refreshedInTxn = false;
     }
+  }
+
+  /** Whether the caller runs inside the running `transaction` (its writes may be held pending). */
+  inBatch(): boolean {
+    return this.batchToken !== undefined && this.db.inTransaction && this.batches.getStore() === this.batchToken;
+  }
+
+  /**
+   * The pending documents of a collection, for an operation on one document by `_id` inside
+   * the running transaction; undefined outside it, or when the collection has a unique index
+   * (its violations must show at the operation that causes them).
+   */
+  pendingOf(name: string): PendingCollection | undefined {
+    if (!this.inBatch()) return undefined;
+    if (this.pendingCount >= PENDING_LIMIT) this.flushAll();
+    let p = this.pending.get(name);
+    if (p) return p;
+    const meta = this.meta(name);
+    if (meta?.indexes.some((i) => i.unique)) return undefined;
+    p = { name, meta, docs: new Map() };
+    this.pending.set(name, p);
+    return p;
+  }
+
+  /** The document `id` as the running transaction sees it (loaded on first use). */
+  pendingDoc(p: PendingCollection, id: string): Pending {
+    let d = p.docs.get(id);
+    if (d) return d;
+    const row = p.meta ? (this.stmt(`SELECT rowid, body FROM ${p.meta.tbl} WHERE id = ?`).get(id) as { rowid: number; body: string } | undefined) : undefined;
+    const stored = row ? (JSON.parse(row.body) as Doc) : null;
+    d = { rowid: row?.rowid, stored, doc: stored, dirty: false, inserted: 0 };
+    p.docs.set(id, d);
+    this.pendingCount++;
+    return d;
+  }
+
+  /** Marks a pending document inserted now (new rows are written in insertion order). */
+  markInserted(d: Pending): void {
+    d.dirty = true;
+    d.inserted = ++this.insertSeq;
+  }
+
+  /** Writes out the pending documents of one collection (before another operation on it). */
+  flush(name: string): void {
+    if (!this.inBatch()) return;
+    const p = this.pending.get(name);
+    if (!p) return;
+    this.pending.delete(name);
+    this.pendingCount -= p.docs.size;
+    this.writePending(p);
+  }
+
+  /** Writes out every pending document. */
+  flushAll(): void {
+    if (!this.db.inTransaction) return;
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    this.pendingCount = 0;
+    for (const p of all) this.writePending(p);
+  }
+
+  private discardPending(): void {
+    this.pending.clear();
+    this.pendingCount = 0;
+  }
+
+  private writePending(p: PendingCollection): void {
+    const name = p.name;
+    const inserts: Pending[] = [];
+    for (const d of p.docs.values()) {
+      if (!d.dirty) continue;
+      const meta = p.meta!;
+      if (d.doc === null || d.inserted) {
+        if (d.rowid !== undefined) {
+          // deleted, or deleted and inserted again (a new row, as a delete and an insert make)
+          this.run(`DELETE FROM ${meta.tbl} WHERE rowid = ?`, d.rowid);
+          if (meta.search) this.run(`DELETE FROM ${meta.search.fts} WHERE rowid = ?`, d.rowid);
+          d.rowid = undefined;
+          d.stored = null;
+        }
+        if (d.doc !== null) inserts.push(d);
+        continue;
+      }
+      try {
+        this.run(`UPDATE ${meta.tbl} SET body = ? WHERE rowid = ?`, JSON.stringify(d.doc), d.rowid);
+      } catch (err) {
+        mapWriteError(name, d.doc._id, err);
+      }
+      this.track(meta, d.doc);
+      if (meta.search && meta.search.fields.some((f) => searchText(d.stored!, f) !== searchText(d.doc!, f))) {
+        this.run(`DELETE FROM ${meta.search.fts} WHERE rowid = ?`, d.rowid);
+        this.indexSearch(meta, d.rowid!, d.doc);
+      }
+    }
+    inserts.sort((a, b) => a.inserted - b.inserted);
+    for (const d of inserts) {
+      const meta = p.meta!;
+      let rowid: number | bigint;
+      try {
+        rowid = this.run(`INSERT INTO ${meta.tbl} (id, body) VALUES (?, ?)`, d.doc!._id, JSON.stringify(d.doc)).lastInsertRowid;
+      } catch (err) {
+        mapWriteError(name, d.doc!._id, err);
+      }
+      this.track(meta, d.doc!);
+      if (meta.search) this.indexSearch(meta, Number(rowid), d.doc!);
+    }
+  }
+
+  /** Adds a document's text to the collection's search index. */
+  indexSearch(meta: Meta, rowid: number, doc: Doc): void {
+    const fields = meta.search!.fields;
+    this.run(
+      `INSERT INTO ${meta.search!.fts} (rowid, ${fields.map((_, i) => `c${i}`).join(', ')}) VALUES (?, ${fields.map(() => '?').join(', ')})`,
+      rowid,
+      ...fields.map((f) => searchText(doc, f)),
+    );
   }
 
   /** The collection's metadata, or undefined when it does not exist. */
@@ -254,7 +413,7 @@ export class SqliteReadStore extends ReadStore {
     if (grew) this.run('UPDATE rs_collections SET arrays = ?, odd = ? WHERE name = ?', JSON.stringify([...meta.arrays]), JSON.stringify([...meta.odd]), meta.name);
   }
 
-  addIndex(meta: Meta, index: { name: string; keys: Record<string, 1 | -1> }): void {
+  addIndex(meta: Meta, index: { name: string; keys: Record<string, 1 | -1>; unique?: boolean }): void {
     if (meta.indexes.some((i) => i.name === index.name)) return;
     meta.indexes.push(index);
     this.run('UPDATE rs_collections SET indexes = ? WHERE name = ?', JSON.stringify(meta.indexes), meta.name);
@@ -282,6 +441,8 @@ export class SqliteReadStore extends ReadStore {
 
   /** Reloads the catalogue when another connection committed since it was read. */
   private refresh(): void {
+    if (this.refreshedInTxn && this.db.inTransaction) return;
+    if (this.db.inTransaction) this.refreshedInTxn = true;
     const version = this.stmt('PRAGMA data_version').pluck().get() as number;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
@@ -309,6 +470,7 @@ export class SqliteReadStore extends ReadStore {
   /** After a rollback the cached catalogue may be ahead of the file: read it again. */
   private forget(): void {
     this.dataVersion = -1;
+    this.refreshedInTxn = false;
   }
 
   private forgetStatements(tbl: string): void {
@@ -584,17 +746,21 @@ class SqliteCollection implements Collection<Doc> {
   ) {}
 
   async findOne(filter: Filter): Promise<Doc | null> {
+    const hit = this.pendingFor(filter);
+    if (hit) return hit.matches ? cloneDocument(hit.d.doc!) : null;
     const meta = this.store.meta(this.name);
     if (!meta) return null;
     return this.select(meta, filter, { limit: 1 })[0] ?? null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    this.store.flush(this.name);
     const meta = this.store.meta(this.name);
     return meta ? this.select(meta, filter, options) : [];
   }
 
   async count(filter: Filter): Promise<number> {
+    this.store.flush(this.name);
     const meta = this.store.meta(this.name);
     if (!meta) return 0;
     const where = whereOf(meta, filter);
@@ -609,10 +775,24 @@ class SqliteCollection implements Collection<Doc> {
 
   async insertOne(doc: Doc): Promise<void> {
     if (typeof doc._id !== 'string') throw new Error(`a document of ${this.name} needs a string _id`);
+    const p = this.store.pendingOf(this.name);
+    if (p) return this.insertPending(p, doc);
     await this.store.write(() => this.insert(this.store.ensure(this.name), doc));
   }
 
   async replaceOne(filter: Filter, doc: Doc, options: { upsert?: boolean } = {}) {
+    const hit = this.pendingFor(filter);
+    if (hit && (hit.matches || !options.upsert || typeof doc._id === 'string')) {
+      if (hit.matches) {
+        hit.d.doc = jsonCopy({ ...doc, _id: hit.d.doc!._id });
+        hit.d.dirty = true;
+        return { matched: 1, upserted: false };
+      }
+      if (!options.upsert) return { matched: 0, upserted: false };
+      this.insertPending(hit.p, doc);
+      return { matched: 0, upserted: true };
+    }
+    this.store.flush(this.name);
     return this.store.write(() => {
       const meta = this.store.meta(this.name);
       const row = meta && this.rows(meta, filter, { limit: 1 })[0];
@@ -627,19 +807,36 @@ class SqliteCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    const hit = this.pendingFor(filter);
+    if (hit) {
+      if (hit.matches) {
+        const next = cloneDocument(hit.d.doc!);
+        applyUpdateFast(next, stripOnInsert(update));
+        hit.d.doc = jsonCopy({ ...next, _id: hit.d.doc!._id });
+        hit.d.dirty = true;
+        return { matched: 1, upserted: false };
+      }
+      if (!options.upsert) return { matched: 0, upserted: false };
+      const seed = upsertSeed(filter);
+      applyUpdateFast(seed as Doc, withOnInsert(update));
+      if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
+      this.insertPending(hit.p, seed as Doc);
+      return { matched: 0, upserted: true };
+    }
+    this.store.flush(this.name);
     return this.store.write(() => {
       const meta = this.store.meta(this.name);
       const row = meta && this.rows(meta, filter, { limit: 1 })[0];
       if (meta && row) {
         const next = JSON.parse(row.body) as Doc;
-        applyUpdate(next, stripOnInsert(update) as never);
+        applyUpdateFast(next, stripOnInsert(update));
         this.replace(meta, row, { ...next, _id: row.id });
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
       const seed = upsertSeed(filter);
       if (typeof seed._id !== 'string') throw new Error(`upsert into ${this.name} needs an _id equality in its filter`);
-      applyUpdate(seed, withOnInsert(update) as never);
+      applyUpdateFast(seed as Doc, withOnInsert(update));
       this.insert(this.store.ensure(this.name), seed as Doc);
       return { matched: 0, upserted: true };
     });
@@ -647,13 +844,14 @@ class SqliteCollection implements Collection<Doc> {
 
   /** As in MongoDB, not atomic: a document that fails (a duplicate key) stops the run, the ones before stay updated. */
   async updateMany(filter: Filter, update: Update) {
+    this.store.flush(this.name);
     const { matched, failure } = await this.store.write(() => {
       const meta = this.store.meta(this.name);
       if (!meta) return { matched: 0 };
       const rows = this.rows(meta, filter, {});
       for (const row of rows) {
         const next = JSON.parse(row.body) as Doc;
-        applyUpdate(next, stripOnInsert(update) as never);
+        applyUpdateFast(next, stripOnInsert(update));
         try {
           this.replace(meta, row, { ...next, _id: row.id });
         } catch (err) {
@@ -667,6 +865,14 @@ class SqliteCollection implements Collection<Doc> {
   }
 
   async deleteOne(filter: Filter) {
+    const hit = this.pendingFor(filter);
+    if (hit) {
+      if (!hit.matches) return { deleted: 0 };
+      hit.d.doc = null;
+      hit.d.dirty = true;
+      return { deleted: 1 };
+    }
+    this.store.flush(this.name);
     return this.store.write(() => {
       const meta = this.store.meta(this.name);
       const row = meta && this.rows(meta, filter, { limit: 1 })[0];
@@ -677,6 +883,7 @@ class SqliteCollection implements Collection<Doc> {
   }
 
   async deleteMany(filter: Filter) {
+    this.store.flush(this.name);
     return this.store.write(() => {
       const meta = this.store.meta(this.name);
       if (!meta) return { deleted: 0 };
@@ -688,6 +895,7 @@ class SqliteCollection implements Collection<Doc> {
 
   async createIndex(spec: IndexSpec): Promise<void> {
     await this.store.write(() => {
+      this.store.flush(this.name);
       const meta = this.store.ensure(this.name);
       const fields = Object.keys(spec.keys);
       if (spec.search) {
@@ -697,7 +905,13 @@ class SqliteCollection implements Collection<Doc> {
           `CREATE VIRTUAL TABLE ${fts} USING fts5(${fields.map((_, i) => `c${i}`).join(', ')}, tokenize = 'trigram', content = '', contentless_delete = 1)`,
         );
         this.store.setSearch(meta, { fts, fields });
-        for (const r of this.store.stmt(`SELECT rowid, id, body FROM ${meta.tbl}`).all() as Row[]) this.indexSearch(meta, r.rowid, JSON.parse(r.body) as Doc);
+        const texts = fields.map(searchTextExpr);
+        if (texts.every((t) => t !== null)) {
+          // The rows already there, in one statement (a bulk load creates its indexes after the rows).
+          this.store.db.exec(`INSERT INTO ${fts} (rowid, ${fields.map((_, i) => `c${i}`).join(', ')}) SELECT rowid, ${texts.join(', ')} FROM ${meta.tbl}`);
+        } else {
+          for (const r of this.store.stmt(`SELECT rowid, id, body FROM ${meta.tbl}`).iterate() as Iterable<Row>) this.indexSearch(meta, r.rowid, JSON.parse(r.body) as Doc);
+        }
         return;
       }
       const exprs = fields.map((f) => {
@@ -708,7 +922,7 @@ class SqliteCollection implements Collection<Doc> {
       const dir = (f: string) => (spec.keys[f] === -1 ? ' DESC' : '');
       const name = indexName(meta.tbl, spec);
       this.store.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${meta.tbl} (${exprs.map((e, i) => e + dir(fields[i])).join(', ')})`);
-      this.store.addIndex(meta, { name, keys: spec.keys });
+      this.store.addIndex(meta, { name, keys: spec.keys, ...(spec.unique ? { unique: true } : {}) });
       if (spec.unique) {
         // As in MongoDB, a missing field counts as null and nulls collide: a constraint of its
         // own over the values with null made a blob (no JSON value extracts as one).
@@ -723,13 +937,47 @@ class SqliteCollection implements Collection<Doc> {
 
   async drop(): Promise<void> {
     await this.store.write(() => {
+      this.store.flush(this.name);
       const meta = this.store.meta(this.name);
       if (meta) this.store.dropMeta(meta);
     });
   }
 
+  /**
+   * Inside the running transaction, for a filter that names one document by `_id`: that
+   * document as the transaction sees it, and whether it matches the whole filter. Otherwise
+   * undefined, after writing out the collection's pending documents (the caller then works
+   * on the rows).
+   */
+  private pendingFor(filter: Filter): { p: PendingCollection; d: Pending; matches: boolean } | undefined {
+    const id = idOf(filter);
+    const p = id === undefined ? undefined : this.store.pendingOf(this.name);
+    if (!p) {
+      this.store.flush(this.name);
+      return undefined;
+    }
+    const d = this.store.pendingDoc(p, id!);
+    return { p, d, matches: d.doc !== null && (Object.keys(filter).length === 1 || filterMatcher(filter)(d.doc)) };
+  }
+
+  /** Inserts a document as pending (DuplicateKeyError when its `_id` is taken). */
+  private insertPending(p: PendingCollection, doc: Doc): void {
+    const d = this.store.pendingDoc(p, doc._id);
+    if (d.doc !== null) throw new DuplicateKeyError(this.name, doc._id);
+    p.meta ??= this.store.ensure(this.name);
+    d.doc = jsonCopy(doc);
+    this.store.markInserted(d);
+  }
+
   /** The matching rows, in the sort's order (insertion order without one), paged. */
   private rows(meta: Meta, filter: Filter, options: FindOptions): Row[] {
+    const id = idOf(filter);
+    if (id !== undefined) {
+      // One document at most: read it by its key.
+      const row = this.store.stmt(`SELECT rowid, id, body FROM ${meta.tbl} WHERE id = ?`).get(id) as Row | undefined;
+      const skip = isCount(options.skip) ? options.skip : 0;
+      return row && skip === 0 && (Object.keys(filter).length === 1 || filterMatcher(filter)(JSON.parse(row.body) as Doc)) ? [row] : [];
+    }
     let where = whereOf(meta, filter);
     const order = orderOf(meta, options.sort);
     const skip = isCount(options.skip) ? options.skip : 0;
@@ -819,13 +1067,55 @@ class SqliteCollection implements Collection<Doc> {
   }
 
   private indexSearch(meta: Meta, rowid: number, doc: Doc): void {
-    const fields = meta.search!.fields;
-    this.store.run(
-      `INSERT INTO ${meta.search!.fts} (rowid, ${fields.map((_, i) => `c${i}`).join(', ')}) VALUES (?, ${fields.map(() => '?').join(', ')})`,
-      rowid,
-      ...fields.map((f) => searchText(doc, f)),
-    );
+    this.store.indexSearch(meta, rowid, doc);
   }
+}
+
+/** The `_id` a filter names by equality (its other conditions are then tested on that one document). */
+function idOf(filter: Filter): string | undefined {
+  if (!isPlain(filter)) return undefined;
+  const id = filter._id;
+  if (typeof id === 'string') return id;
+  if (isPlain(id) && typeof id.$eq === 'string' && Object.keys(id).length === 1) return id.$eq;
+  return undefined;
+}
+
+/** A copy of JSON-shaped data as storing and reading it back makes it (undefined fields dropped, Dates as strings). */
+function jsonCopy<T>(v: T): T {
+  return jsonValue(v) as T;
+}
+
+function jsonValue(v: unknown): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : null;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object': {
+      if (v === null) return null;
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return jsonValue(toJSON.call(v));
+      if (Array.isArray(v)) return v.map((x) => jsonValue(x) ?? null);
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(v)) {
+        const x = jsonValue((v as Record<string, unknown>)[k]);
+        if (x !== undefined) out[k] = x;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `searchText` in SQL: the string at the path, else ''. Null when the path cannot be named in SQL. */
+function searchTextExpr(field: string): string | null {
+  const e = pathExpr(field);
+  if (!e || field === '_id') return e;
+  return `CASE ${jsonTypeExpr(field)} WHEN 'text' THEN ${e} ELSE '' END`;
 }
 
 function searchText(doc: Doc, field: string): string {

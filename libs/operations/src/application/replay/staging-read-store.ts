@@ -1,7 +1,8 @@
-import { find, update as applyUpdate } from 'mingo';
+import { find } from 'mingo';
 import {
   DuplicateKeyError,
   ReadStore,
+  applyUpdateFast,
   cloneDocument,
   filterMatcher,
   stripOnInsert,
@@ -56,70 +57,6 @@ export class StagingReadStore extends ReadStore {
 
 /** Deep copy of JSON-like data (the embedded read store's copy). */
 export const copy: <T>(v: T) => T = cloneDocument;
-
-const FAST_UPDATES = new Set(['$set', '$inc', '$unset']);
-
-/**
- * Applies `$set`, `$inc` and `$unset` on plain paths directly; anything else (other
- * operators, overlapping paths, arrays or non-objects on a path, `$inc` of a non-number)
- * goes through mingo's updater, which gives Mongo's results and errors.
- */
-function applyUpdateFast(doc: Doc, update: Update): void {
-  if (!canUpdateFast(doc, update)) {
-    applyUpdate(doc, update as never);
-    return;
-  }
-  for (const [op, fields] of Object.entries(update)) {
-    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
-      const keys = path.split('.');
-      const last = keys.pop()!;
-      let parent: Record<string, unknown> | undefined = doc;
-      for (const k of keys) {
-        if (parent[k] === undefined) {
-          if (op === '$unset') {
-            parent = undefined;
-            break;
-          }
-          parent[k] = {};
-        }
-        parent = parent[k] as Record<string, unknown>;
-      }
-      if (!parent) continue;
-      if (op === '$set') parent[last] = copy(value);
-      else if (op === '$unset') delete parent[last];
-      else parent[last] = ((parent[last] as number | undefined) ?? 0) + (value as number);
-    }
-  }
-}
-
-function canUpdateFast(doc: Doc, update: Update): boolean {
-  const ops = Object.entries(update);
-  if (!ops.every(([op, fields]) => FAST_UPDATES.has(op) && fields !== null && typeof fields === 'object' && !Array.isArray(fields))) return false;
-  const paths = ops.flatMap(([, fields]) => Object.keys(fields as object));
-  if (!paths.every((p, i) => p !== '_id' && !p.includes('$') && !p.split('.').includes('') && paths.every((q, j) => i === j || (p !== q && !q.startsWith(`${p}.`))))) {
-    return false;
-  }
-  for (const [op, fields] of ops) {
-    for (const [path, value] of Object.entries(fields as Record<string, unknown>)) {
-      const keys = path.split('.');
-      const last = keys.pop()!;
-      let parent: Record<string, unknown> | undefined = doc;
-      for (const k of keys) {
-        const next: unknown = parent[k];
-        if (next === undefined) {
-          parent = undefined; // the rest of the path is created ($set, $inc) or absent ($unset)
-          break;
-        }
-        if (next === null || typeof next !== 'object' || Array.isArray(next)) return false;
-        parent = next as Record<string, unknown>;
-      }
-      const current = parent?.[last];
-      if (op === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) return false;
-      if (op === '$set' && value === undefined) return false;
-    }
-  }
-  return true;
-}
 
 /** The key of a document in a unique index, computed as the embedded read store does. */
 function indexKey(doc: Doc, fields: readonly string[]): string {
