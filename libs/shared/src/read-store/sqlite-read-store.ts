@@ -70,6 +70,24 @@ const ALL: Where = { sql: '1', params: [], exact: true };
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Rows read in order to tell whether a search finds its page without the substring index. */
 const SEARCH_PROBE = 500;
+/** Rows read in order, at most, to find a search's page before collecting every row it names. */
+const SEARCH_WINDOW = 20_000;
+
+/** The `limit` rows after the first `skip` that `match` accepts (fewer when `rows` runs out). */
+function pageOf(rows: Iterable<Row>, match: (d: Doc) => boolean, skip: number, limit: number): Row[] {
+  const out: Row[] = [];
+  let skipped = 0;
+  for (const r of rows) {
+    if (!match(JSON.parse(r.body) as Doc)) continue;
+    if (skipped < skip) {
+      skipped++;
+      continue;
+    }
+    out.push(r);
+    if (out.length === limit) break;
+  }
+  return out;
+}
 const STATEMENT_CACHE = 500;
 /** Documents a write transaction holds before writing them out (its memory bound). */
 const PENDING_LIMIT = 20_000;
@@ -995,6 +1013,20 @@ class SqliteCollection implements Collection<Doc> {
         .pluck()
         .get(...base.params, ...like.params) as number;
       if (probe >= skip + limit) where = like;
+      else {
+        // A literal of middling frequency (a few thousand rows) with a selective filter: too many
+        // rows to collect and sort, too few for the first rows in order to hold the page. Read a
+        // larger window in order and keep the rows the substring index names; when the window
+        // holds the page, the page is the same as over every row (the rest come later in order).
+        // (The window is read from the index alone: rowids only.)
+        const windowed = this.store
+          .stmt(
+            `SELECT rowid, id, body FROM ${meta.tbl} WHERE rowid IN (SELECT rowid FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_WINDOW}) AND ${where.sql} ORDER BY ${order}`,
+          )
+          .iterate(...base.params, ...where.params) as Iterable<Row>;
+        const page = pageOf(windowed, filterMatcher(filter), skip, limit);
+        if (page.length === limit) return page;
+      }
     }
     // A search narrowed by the substring index reads the rows it names (by rowid), no index.
     const hint = where.sql.includes(' MATCH ?') ? ' NOT INDEXED' : indexedBy(meta, filter, options.sort);
@@ -1003,20 +1035,7 @@ class SqliteCollection implements Collection<Doc> {
       return this.store.stmt(`${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit === Infinity ? -1 : limit, skip) as Row[];
     }
     const match = filterMatcher(filter);
-    if (order !== null) {
-      const out: Row[] = [];
-      let skipped = 0;
-      for (const r of this.store.stmt(`${sql} ORDER BY ${order}`).iterate(...where.params) as Iterable<Row>) {
-        if (!match(JSON.parse(r.body) as Doc)) continue;
-        if (skipped < skip) {
-          skipped++;
-          continue;
-        }
-        out.push(r);
-        if (out.length >= limit) break;
-      }
-      return out;
-    }
+    if (order !== null) return pageOf(this.store.stmt(`${sql} ORDER BY ${order}`).iterate(...where.params) as Iterable<Row>, match, skip, limit);
     // A sort SQL cannot give: every match, ordered by mingo (stable over insertion order).
     const byId = new Map<string, Row>();
     const docs: Doc[] = [];
