@@ -3,9 +3,9 @@ import { SqliteReadStore } from './sqlite-read-store';
 
 /**
  * Searches (`$regex` over the substring-indexed fields) combined with a filter, sorted and
- * paged: whichever way the store reads them (the first rows in order with LIKE, a window of
- * rows in order intersected with the substring index, or every row the index names), the page
- * is the one a scan of every document gives.
+ * paged: whichever way the store reads them (the first rows in order with LIKE, an index in
+ * order tested against the rows the substring index names, or those rows sorted), the page is
+ * the one a scan of every document gives.
  */
 describe('SqliteReadStore searches with a filter, sorted and paged', () => {
   const N = 6_000;
@@ -13,7 +13,7 @@ describe('SqliteReadStore searches with a filter, sorted and paged', () => {
     _id: `t${String(i).padStart(5, '0')}`,
     account_id: i % 7 === 0 ? 'acc_b' : 'acc_a',
     status: ['queued', 'succeeded', 'failed'][i % 3],
-    title: `Task number ${i}`,
+    title: `Task ${i < 3_000 ? 'alpha' : 'beta'} number ${i}`,
     ref: `ref_${(i * 7919) % 100_000}`,
     created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
   }));
@@ -31,7 +31,9 @@ describe('SqliteReadStore searches with a filter, sorted and paged', () => {
 
   const cases: [string, string, string | undefined, number, number][] = [
     // literal, account, status, skip, limit
-    ['number 12', 'acc_a', 'succeeded', 0, 30], // middling frequency (12, 120-129, 1200-1299): the window
+    ['alpha', 'acc_a', 'succeeded', 0, 30], // thousands of rows, none among the newest: an index in order
+    ['alpha', 'acc_a', undefined, 10, 30],
+    ['number 12', 'acc_a', 'succeeded', 0, 30], // a hundred rows (12, 120-129, 1200-1299): the rows it names
     ['number 12', 'acc_a', 'succeeded', 20, 30],
     ['number 4999', 'acc_a', undefined, 0, 30], // rare: every row the index names
     ['task number', 'acc_b', 'failed', 0, 30], // in every title: the first rows in order

@@ -70,8 +70,8 @@ const ALL: Where = { sql: '1', params: [], exact: true };
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Rows read in order to tell whether a search finds its page without the substring index. */
 const SEARCH_PROBE = 500;
-/** Rows read in order, at most, to find a search's page before collecting every row it names. */
-const SEARCH_WINDOW = 20_000;
+/** Rows named by a substring search from which a sorted query reads an index in order instead of the rows. */
+const SEARCH_MANY = 2_000;
 
 /** The `limit` rows after the first `skip` that `match` accepts (fewer when `rows` runs out). */
 function pageOf(rows: Iterable<Row>, match: (d: Doc) => boolean, skip: number, limit: number): Row[] {
@@ -987,6 +987,15 @@ class SqliteCollection implements Collection<Doc> {
     this.store.markInserted(d);
   }
 
+  /** How many rows the filter's substring search names, counting to `SEARCH_MANY` at most. */
+  private searchHits(meta: Meta, filter: Filter): number {
+    const branches = isPlain(filter) ? filter.$or : undefined;
+    const s = meta.search && Array.isArray(branches) ? searchWhere(meta, branches, 'index') : null;
+    if (!s || !meta.search || !s.sql.includes(' MATCH ?')) return 0;
+    const fts = meta.search.fts;
+    return this.store.stmt(`SELECT count(*) FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${SEARCH_MANY})`).pluck().get(...s.params) as number;
+  }
+
   /** The matching rows, in the sort's order (insertion order without one), paged. */
   private rows(meta: Meta, filter: Filter, options: FindOptions): Row[] {
     const id = idOf(filter);
@@ -1013,23 +1022,13 @@ class SqliteCollection implements Collection<Doc> {
         .pluck()
         .get(...base.params, ...like.params) as number;
       if (probe >= skip + limit) where = like;
-      else {
-        // A literal of middling frequency (a few thousand rows) with a selective filter: too many
-        // rows to collect and sort, too few for the first rows in order to hold the page. Read a
-        // larger window in order and keep the rows the substring index names; when the window
-        // holds the page, the page is the same as over every row (the rest come later in order).
-        // (The window is read from the index alone: rowids only.)
-        const windowed = this.store
-          .stmt(
-            `SELECT rowid, id, body FROM ${meta.tbl} WHERE rowid IN (SELECT rowid FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_WINDOW}) AND ${where.sql} ORDER BY ${order}`,
-          )
-          .iterate(...base.params, ...where.params) as Iterable<Row>;
-        const page = pageOf(windowed, filterMatcher(filter), skip, limit);
-        if (page.length === limit) return page;
-      }
     }
-    // A search narrowed by the substring index reads the rows it names (by rowid), no index.
-    const hint = where.sql.includes(' MATCH ?') ? ' NOT INDEXED' : indexedBy(meta, filter, options.sort);
+    // A search narrowed by the substring index reads the rows it names (by rowid) and sorts
+    // them; when it names many (each costs a read and a JSON parse), the sorted query reads an
+    // index in order instead, tests each entry against the names (no row read) and stops at
+    // the page.
+    const search = where.sql.includes(' MATCH ?');
+    const hint = search && (order === null || this.searchHits(meta, filter) < SEARCH_MANY) ? ' NOT INDEXED' : indexedBy(meta, filter, options.sort);
     const sql = `SELECT rowid, id, body FROM ${meta.tbl}${hint} WHERE ${where.sql}`;
     if (order !== null && where.exact) {
       return this.store.stmt(`${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit === Infinity ? -1 : limit, skip) as Row[];
