@@ -4,8 +4,9 @@ import type { Decider } from './decider';
 import { randomUUID } from 'node:crypto';
 import { CommandHandler } from './command-handler';
 import { SqliteEventStore } from './sqlite-event-store';
-import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from './event-store.port';
-import type { DomainEvent, NewEvent, RecordedEvent } from './event';
+import type { AppendOptions, AppendResult } from './event-store.port';
+import type { DomainEvent, NewEvent } from './event';
+import { DelegatingEventStore } from '../testing/delegating-event-store';
 
 type Ev = { type: 'Added'; data: { n: number } };
 type Cmd = { type: 'Add'; data: { n: number; max: number } };
@@ -54,13 +55,10 @@ describe('CommandHandler (per-stream cache and serialisation)', () => {
  * The embedded store, with a hook run just before an append is queued: there, another process
  * writes the stream (a synchronous insert on the database, so it commits before the append).
  */
-class InterleavedStore extends EventStore {
-  override get pipelinedAppends(): boolean {
-    return true;
-  }
+class InterleavedStore extends DelegatingEventStore {
   beforeNextAppend: (() => void) | undefined;
-  constructor(readonly inner: SqliteEventStore) {
-    super();
+  constructor(override readonly inner: SqliteEventStore) {
+    super(inner);
   }
   /** What another process would append: one `Added` event at the stream's next revision. */
   otherProcessAdds(stream: string, n: number): void {
@@ -75,24 +73,6 @@ class InterleavedStore extends EventStore {
     this.beforeNextAppend = undefined;
     hook?.();
     return this.inner.appendToStream(s, events, o);
-  }
-  override readStream<E extends DomainEvent>(s: string, o?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]> {
-    return this.inner.readStream(s, o);
-  }
-  override readAll(o?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.inner.readAll(o);
-  }
-  override headPosition(): Promise<bigint> {
-    return this.inner.headPosition();
-  }
-  override onAppended(l: () => void): () => void {
-    return this.inner.onAppended(l);
-  }
-  override ping(): Promise<void> {
-    return this.inner.ping();
-  }
-  override close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -1,18 +1,17 @@
 import type { Readable } from 'node:stream';
 import {
   AppError,
-  EventStore,
   FixedClock,
   SqliteEventStore,
   loadAggregate,
   streamName,
+  type AppendOptions,
   type AppendResult,
   type DomainEvent,
-  type ExpectedRevision,
   type NewEvent,
-  type ReadAllOptions,
   type RecordedEvent,
 } from '@gensvc/shared';
+import { DelegatingEventStore } from '@gensvc/shared/testing/delegating-event-store';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
@@ -52,13 +51,13 @@ class FakeVoiceRegistry extends VoiceRegistry {
  * crash). `pipelined` says whether callers may queue appends on appends in flight, as on the
  * embedded store itself (the creation then runs its steps in one group commit).
  */
-class CrashingEventStore extends EventStore {
+class CrashingEventStore extends DelegatingEventStore {
   private crashes: { prefix: string; remaining: number }[] = [];
   constructor(
-    readonly inner: SqliteEventStore,
+    override readonly inner: SqliteEventStore,
     public pipelined: boolean,
   ) {
-    super();
+    super(inner);
   }
   override get pipelinedAppends(): boolean {
     return this.pipelined;
@@ -66,31 +65,13 @@ class CrashingEventStore extends EventStore {
   crashOnNextAppend(prefix: string, times = 1): void {
     this.crashes.push({ prefix, remaining: times });
   }
-  override async appendToStream<E extends DomainEvent>(s: string, events: readonly NewEvent<E>[], o?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+  override async appendToStream<E extends DomainEvent>(s: string, events: readonly NewEvent<E>[], o?: AppendOptions): Promise<AppendResult> {
     const crash = this.crashes.find((c) => c.remaining > 0 && s.startsWith(c.prefix));
     if (crash) {
       crash.remaining--;
       throw new Error(`simulated crash before appending to ${s}`);
     }
     return this.inner.appendToStream(s, events, o);
-  }
-  override readStream<E extends DomainEvent>(s: string, o?: { fromRevision?: bigint }): Promise<RecordedEvent<E>[]> {
-    return this.inner.readStream(s, o);
-  }
-  override readAll(o?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.inner.readAll(o);
-  }
-  override headPosition(): Promise<bigint> {
-    return this.inner.headPosition();
-  }
-  override onAppended(l: () => void): () => void {
-    return this.inner.onAppended(l);
-  }
-  override ping(): Promise<void> {
-    return this.inner.ping();
-  }
-  override close(): Promise<void> {
-    return this.inner.close();
   }
 }
 
