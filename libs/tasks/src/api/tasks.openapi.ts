@@ -71,7 +71,18 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
     tag: 'Tasks',
     description:
       '200: canceled at once (confirmed) or nothing to do (not_needed). 202: the supplier is asked (requested, then checking); keep reading the task; funds stay reserved until confirmed.',
-    requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', description: 'ignored' } } } },
+    requestBody: {
+      required: false,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            description: 'Ignored. Like every JSON body, it may hold no key named `__proto__` or `constructor`, at any depth (400 VALIDATION_ERROR).',
+            propertyNames: { not: { enum: ['__proto__', 'constructor'] } },
+          },
+        },
+      },
+    },
     responses: { 200: json('done', ref('CancelResult')), 202: json('requested or being checked', ref('CancelResult')) },
     errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
   },

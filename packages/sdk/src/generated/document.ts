@@ -7529,7 +7529,15 @@ export const document: OpenApiDocument = {
             "application/json": {
               "schema": {
                 "type": "object",
-                "description": "ignored"
+                "description": "Ignored. Like every JSON body, it may hold no key named `__proto__` or `constructor`, at any depth (400 VALIDATION_ERROR).",
+                "propertyNames": {
+                  "not": {
+                    "enum": [
+                      "__proto__",
+                      "constructor"
+                    ]
+                  }
+                }
               }
             }
           }
