@@ -4,7 +4,7 @@ import { KeyedLock } from '../keyed-lock';
 import { RequestContexts } from '../request-context';
 import type { Decider } from './decider';
 import type { DomainEvent, EventMetadata, NewEvent } from './event';
-import type { AppendResult, EventStore } from './event-store.port';
+import type { AppendResult, EventStore, ExpectedRevision } from './event-store.port';
 
 export interface HandleResult<State, Event extends DomainEvent> {
   /** The state after the new events. */
@@ -44,7 +44,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
     if (events.length === 0) return { state, events, revision };
     try {
       const result = await store.appendToStream(stream, events.map((e) => toNewEvent(e, options.metadata)), {
-        expectedRevision: revision === -1n ? 'no_stream' : revision,
+        expectedRevision: expectedAfter(revision),
       });
       for (const e of events) state = decider.evolve(state, e);
       return { state, events, revision: result.nextExpectedRevision, position: result.position };
@@ -69,6 +69,13 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   for (const r of recorded) state = decider.evolve(state, { type: r.type, data: r.data } as Event);
   return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : -1n };
 }
+
+/** The expected revision of an append after `revision` (-1n: the stream does not exist yet). */
+const expectedAfter = (revision: bigint): ExpectedRevision => (revision === -1n ? 'no_stream' : revision);
+
+/** New events with ids of their own, so that a later step can name the last one as its precondition. */
+const withIds = <E extends DomainEvent>(events: readonly E[], metadata?: Partial<EventMetadata>): NewEvent<E>[] =>
+  events.map((e) => ({ ...toNewEvent(e, metadata), id: randomUUID() }));
 
 /** A command decided and its append queued, not yet committed. */
 export interface StartedCommand<State, Event extends DomainEvent> {
@@ -99,8 +106,8 @@ export async function startCommand<State, Command, Event extends DomainEvent>(
   const { state: base, revision } = await loadAggregate(store, stream, decider);
   const events = decider.decide(command, base);
   if (events.length === 0) return { state: base, events, committed: Promise.resolve(undefined) };
-  const newEvents = events.map((e) => ({ ...toNewEvent(e, options.metadata), id: randomUUID() }));
-  const committed = store.appendToStream(stream, newEvents, { expectedRevision: revision === -1n ? 'no_stream' : revision, ...(options.after?.length ? { after: options.after } : {}) });
+  const newEvents = withIds(events, options.metadata);
+  const committed = store.appendToStream(stream, newEvents, { expectedRevision: expectedAfter(revision), ...(options.after?.length ? { after: options.after } : {}) });
   committed.catch(() => undefined); // observed by the caller; never an unhandled rejection meanwhile
   let state = base;
   for (const e of events) state = decider.evolve(state, e);
@@ -209,9 +216,8 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     for (;;) {
       const step = await this.lock.run(stream, () => this.decide(stream, command, options));
       if (step.kind === 'appending') return { state: step.state, events: step.events, lastEventId: step.lastEventId, committed: step.append };
-      if (step.base.inFlight && !(await step.base.inFlight)) continue;
-      if (step.kind === 'refused') throw step.error;
-      return { state: step.base.state, events: [], committed: Promise.resolve(undefined) };
+      const base = await this.unappended(step);
+      if (base) return { state: base.state, events: [], committed: Promise.resolve(undefined) };
     }
   }
 
@@ -219,10 +225,9 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     for (let attempt = 0; ; attempt++) {
       const step = await this.lock.run(stream, () => this.decide(stream, command, options));
       if (step.kind !== 'appending') {
-        // Decided on appends still in flight: the answer holds only if they went in.
-        if (step.base.inFlight && !(await step.base.inFlight)) continue;
-        if (step.kind === 'refused') throw step.error;
-        return { state: step.base.state, events: [], revision: step.base.revision };
+        const base = await this.unappended(step);
+        if (!base) continue;
+        return { state: base.state, events: [], revision: base.revision };
       }
       try {
         const result = await step.append;
@@ -237,6 +242,17 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     }
   }
 
+  /**
+   * A command that appends nothing (a refusal, a repeat) decided on appends still in flight
+   * holds only if they went in: its fold once they are stored (a refusal thrown), or null when
+   * one failed (decide again).
+   */
+  private async unappended(step: Exclude<Step<State, Event>, { kind: 'appending' }>): Promise<Folded<State> | null> {
+    if (step.base.inFlight && !(await step.base.inFlight)) return null;
+    if (step.kind === 'refused') throw step.error;
+    return step.base;
+  }
+
   /** Under the stream's lock: folds, decides and, when there is something to append, queues the append. */
   private async decide(stream: string, command: Command, options: { after?: readonly string[]; metadata?: Partial<EventMetadata> }): Promise<Step<State, Event>> {
     const base = await this.fold(stream);
@@ -247,10 +263,10 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
       return { kind: 'refused', error, base };
     }
     if (events.length === 0) return { kind: 'unchanged', base };
-    const newEvents = events.map((e) => ({ ...toNewEvent(e, options.metadata), id: randomUUID() }));
+    const newEvents = withIds(events, options.metadata);
     const pipelined = this.store.pipelinedAppends;
     const append = this.store.appendToStream(stream, newEvents, {
-      expectedRevision: base.revision === -1n ? 'no_stream' : base.revision,
+      expectedRevision: expectedAfter(base.revision),
       ...(base.inFlight && base.lastEventId !== undefined ? { expectedLastEventId: base.lastEventId } : {}),
       ...(options.after?.length ? { after: options.after } : {}),
     });
