@@ -1,14 +1,24 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { expectationMet, type ExpectedRevision } from './event-store.port';
+import type { ExpectedRevision } from './event-store.port';
 
 /*
  * The write side of the embedded event store: runs a batch of appends in one transaction.
  * It runs either on the caller's thread (in-memory databases, tools) or in a worker thread
  * of its own, so that the commit's fsync does not stall the server's event loop. This module
- * is loaded by the worker on its own, so it depends on nothing but better-sqlite3 and the
- * event store port.
+ * is loaded by the worker on its own (by file path, without the `@gensvc/*` aliases), so it
+ * imports nothing at run time but better-sqlite3 and Node: the port's types only.
  */
+
+/** Whether a stream whose last revision is `current` (-1n: no stream) meets `expected` (the port's `expectationMet`). */
+function expectationMet(expected: ExpectedRevision, current: bigint): boolean {
+  return (
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1n) ||
+    (expected === 'stream_exists' && current >= 0n) ||
+    (typeof expected === 'bigint' && expected === current)
+  );
+}
 
 export interface AppendRequest {
   readonly stream: string;

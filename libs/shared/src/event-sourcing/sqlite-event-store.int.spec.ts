@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { typescriptChildPreamble } from '../testing/typescript-child';
 import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
 
 /**
@@ -22,13 +23,7 @@ describe('SqliteEventStore across processes', () => {
     const script = join(dir, 'writer.js');
     writeFileSync(
       script,
-      `
-const ts = require(${JSON.stringify(require.resolve('typescript'))});
-const fs = require('node:fs');
-require.extensions['.ts'] = (m, filename) => {
-  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
-  m._compile(out.outputText, filename);
-};
+      `${typescriptChildPreamble()}
 const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, 'sqlite-event-store.ts'))});
 const { ConcurrencyError } = require(${JSON.stringify(join(__dirname, '..', 'errors.ts'))});
 (async () => {

@@ -8,6 +8,7 @@ import { AsProjection, SubscriptionEngine } from '../event-sourcing/engine';
 import type { Projection } from '../event-sourcing/projection';
 import { SqliteCheckpointStore, SqliteEventStore } from '../event-sourcing/sqlite-event-store';
 import { crashProjections } from '../testing/crash-projections';
+import { typescriptChildPreamble } from '../testing/typescript-child';
 import { SqliteReadStore } from './sqlite-read-store';
 
 const discovery = (projections: Projection[]) =>
@@ -63,14 +64,7 @@ describe('SqliteReadStore across processes', () => {
     script = join(dir, 'projector.js');
     writeFileSync(
       script,
-      `
-const ts = require(${JSON.stringify(require.resolve('typescript'))});
-const fs = require('node:fs');
-require(${JSON.stringify(require.resolve('reflect-metadata'))});
-require.extensions['.ts'] = (m, filename) => {
-  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, experimentalDecorators: true, emitDecoratorMetadata: true } });
-  m._compile(out.outputText, filename);
-};
+      `${typescriptChildPreamble()}
 const { Logger } = require(${JSON.stringify(require.resolve('@nestjs/common'))});
 const { AsProjection, SubscriptionEngine } = require(${JSON.stringify(join(__dirname, '..', 'event-sourcing', 'engine.ts'))});
 const { SqliteCheckpointStore, SqliteEventStore } = require(${JSON.stringify(join(__dirname, '..', 'event-sourcing', 'sqlite-event-store.ts'))});
