@@ -3,7 +3,7 @@
  * checks types). NestJS 12 and a few other dependencies ship only ES modules, which Jest
  * cannot require on Node 20: babel-jest turns those into CommonJS (cached after the first run).
  */
-const contexts = ['shared', 'catalogue', 'identity', 'quoting', 'tasks', 'wallet', 'assets', 'voices', 'suppliers', 'operations', 'notifications'];
+const contexts = ['shared', 'storage', 'catalogue', 'identity', 'quoting', 'tasks', 'wallet', 'assets', 'voices', 'suppliers', 'operations', 'notifications'];
 const moduleNameMapper = {};
 for (const c of contexts) {
   moduleNameMapper[`^@gensvc/${c}$`] = `<rootDir>/libs/${c}/src`;

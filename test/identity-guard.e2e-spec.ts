@@ -9,13 +9,13 @@ import {
   CurrentPrincipal,
   Public,
   RequireScope,
-  StorageModule,
   SubscriptionEngine,
   UploadTokenAuth,
   createLogger,
   loadConfig,
   type Principal,
 } from '@gensvc/shared';
+import { StorageModule } from '@gensvc/storage';
 import { AccountsService, IdentityModule, UploadTokens } from '@gensvc/identity';
 import { AllExceptionsFilter } from '../apps/api/src/http/all-exceptions.filter';
 import { requestContextMiddleware } from '../apps/api/src/http/request-context.middleware';

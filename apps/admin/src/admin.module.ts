@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { AppConfig, StorageModule } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/shared';
+import { StorageModule } from '@gensvc/storage';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';

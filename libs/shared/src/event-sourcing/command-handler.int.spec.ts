@@ -3,7 +3,7 @@ import { KeyedLock } from '../keyed-lock';
 import type { Decider } from './decider';
 import { randomUUID } from 'node:crypto';
 import { CommandHandler } from './command-handler';
-import { SqliteEventStore } from './sqlite-event-store';
+import { SqliteEventStore } from '@gensvc/storage';
 import type { AppendOptions, AppendResult } from './event-store.port';
 import type { DomainEvent, NewEvent } from './event';
 import { DelegatingEventStore } from '../testing/delegating-event-store';

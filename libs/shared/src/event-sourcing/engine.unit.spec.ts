@@ -1,15 +1,15 @@
 import { Logger } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
 import type { LeaseStore } from '../leases/lease-store.port';
-import { ReadStoreLeaseStore } from '../leases/read-store-lease-store';
+import { ReadStoreLeaseStore } from '@gensvc/storage';
 import { ReadStore, type Doc } from '../read-store/read-store.port';
-import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { SqliteReadStore } from '@gensvc/storage';
 import { RequestContexts } from '../request-context';
 import { AsProjection, AsReactor, SubscriptionEngine } from './engine';
 import type { RecordedEvent } from './event';
 import { documentProjection, type Projection, type ProjectionTarget } from './projection';
 import type { Reactor } from './reactor';
-import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
+import { SqliteCheckpointStore, SqliteEventStore } from '@gensvc/storage';
 
 /** Discovery as Nest would answer it for the given providers. */
 function discovery(projections: Projection[], reactors: Reactor[]): DiscoveryService {

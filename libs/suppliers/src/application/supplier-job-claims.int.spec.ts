@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { EventStoreDBClient } from '@eventstore/db-client';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { EsdbConsumerGroups, EsdbEventStore, SqliteReadStore, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { EsdbConsumerGroups, EsdbEventStore, SqliteReadStore } from '@gensvc/storage';
 import { EsdbPersistentSubscriptionsModel } from '@gensvc/shared/testing/esdb-persistent-subscriptions-model';
 import type { SupplierJobEvent } from '../contracts/supplier-gateway';
 import type { JobResources } from './job-outputs';

@@ -1,4 +1,5 @@
-import { ReadStoreLeaseStore, SqliteReadStore, type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage } from '@gensvc/shared';
+import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage } from '@gensvc/shared';
+import { ReadStoreLeaseStore, SqliteReadStore } from '@gensvc/storage';
 import { SupplierSettings } from '../supplier-settings';
 import { GroupJobClaims, LeaseJobClaims, SUPPLIER_JOB_GROUP, supplierJobClaims } from './supplier-job-claims';
 

@@ -1,5 +1,6 @@
 import type { ModuleRef } from '@nestjs/core';
-import { FixedClock, SqliteEventStore, streamName, type RecordedEvent } from '@gensvc/shared';
+import { FixedClock, streamName, type RecordedEvent } from '@gensvc/shared';
+import { SqliteEventStore } from '@gensvc/storage';
 import { SupplierVoiceRemover } from '../contracts/supplier-voice-remover';
 import { VOICE_STREAM } from '../domain/voice';
 import { VoiceDeletionReactor } from './voice-deletion.reactor';

@@ -4,16 +4,14 @@ import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AsReactor, SubscriptionEngine, type BlobStore } from '@gensvc/shared';
 import {
-  AsReactor,
   FsBlobStore,
   SqliteReadStore,
   SqliteCheckpointStore,
   SqliteEventStore,
   SqliteLeaseStore,
-  SubscriptionEngine,
-  type BlobStore,
-} from '@gensvc/shared';
+} from '@gensvc/storage';
 import { StorageCleanupReactor, objectsFreedBy } from './storage-cleanup.reactor';
 
 /** A blob store whose deletes fail while `down` is set (storage unavailable). */

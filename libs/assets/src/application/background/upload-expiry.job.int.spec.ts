@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteLeaseStore, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { SqliteLeaseStore } from '@gensvc/storage';
 import type { UploadLimits } from '../../domain/limits';
 import type { UploadsService } from '../uploads/uploads.service';
 import { UploadExpiryJob } from './upload-expiry.job';

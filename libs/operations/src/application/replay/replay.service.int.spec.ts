@@ -8,7 +8,6 @@ import {
   CheckpointStore,
   EventStore,
   ReadStore,
-  StorageModule,
   SubscriptionEngine,
   documentProjection,
   loadConfig,
@@ -16,8 +15,8 @@ import {
   type Projection,
   type ProjectionTarget,
   type RecordedEvent,
-  type Stores,
 } from '@gensvc/shared';
+import { StorageModule, type Stores } from '@gensvc/storage';
 import { OperationsModule } from '../../operations.module';
 import { ReplayService } from './replay.service';
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { SqliteReadStore, type Collection, type Doc, type Filter } from '@gensvc/shared';
+import { type Collection, type Doc, type Filter } from '@gensvc/shared';
+import { SqliteReadStore } from '@gensvc/storage';
 import { StagingReadStore, copy } from './staging-read-store';
 
 const ids = fc.constantFrom('a', 'b', 'c', 'd');

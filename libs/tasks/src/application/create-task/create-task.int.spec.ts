@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream';
 import {
   AppError,
   FixedClock,
-  SqliteEventStore,
   loadAggregate,
   streamName,
   type AppendOptions,
@@ -11,6 +10,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '@gensvc/shared';
+import { SqliteEventStore } from '@gensvc/storage';
 import { DelegatingEventStore } from '@gensvc/shared/testing/delegating-event-store';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';

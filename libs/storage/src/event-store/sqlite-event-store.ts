@@ -4,10 +4,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { ConcurrencyError } from '../errors';
-import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './event';
+import { ConcurrencyError } from '@gensvc/shared';
+import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from '@gensvc/shared';
 import { EventTail } from './event-tail';
-import { CheckpointStore, EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from './event-store.port';
+import { CheckpointStore, EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from '@gensvc/shared';
 import {
   SqliteCommitter,
   openEventDatabase,
@@ -18,7 +18,7 @@ import {
   type ToWriter,
   type WriterData,
 } from './sqlite-committer';
-import { eventSchemas, type EventSchemas } from './upcasters';
+import { eventSchemas, type EventSchemas } from '@gensvc/shared';
 
 interface PendingAppend {
   readonly stream: string;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ExpectedRevision } from './event-store.port';
+import type { ExpectedRevision } from '@gensvc/shared';
 
 /*
  * The write side of the embedded event store: runs a batch of appends in one transaction.

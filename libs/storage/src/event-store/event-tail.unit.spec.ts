@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './event';
+import type { RecordedEvent } from '@gensvc/shared';
 import { EventTail } from './event-tail';
 
 const ev = (position: number, stream: string, revision: number): RecordedEvent => ({

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LeaseStore } from './lease-store.port';
+import { LeaseStore } from '@gensvc/shared';
 
 /**
  * Leases in a SQLite file (embedded default: `DATA_DIR/leases.db`), shared by every process

@@ -1,4 +1,4 @@
-import { filterMatcher } from './simple-filter';
+import { filterMatcher } from '@gensvc/shared';
 import { SqliteReadStore } from './sqlite-read-store';
 
 /**

@@ -4,9 +4,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from './read-store.port';
-import { filterMatcher } from './simple-filter';
-import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from './documents';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from '@gensvc/shared';
+import { filterMatcher } from '@gensvc/shared';
+import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from '@gensvc/shared';
 
 export interface SqliteReadStoreOptions {
   /** Page cache of the connection in MiB (the store's memory bound besides one query's rows). */

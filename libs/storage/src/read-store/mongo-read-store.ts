@@ -1,6 +1,6 @@
 import { MongoClient, MongoServerError, type Db, type Collection as MongoCollection } from 'mongodb';
-import { CheckpointStore } from '../event-sourcing/event-store.port';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from './read-store.port';
+import { CheckpointStore } from '@gensvc/shared';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from '@gensvc/shared';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;

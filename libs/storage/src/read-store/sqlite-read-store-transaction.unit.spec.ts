@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { Collection, Doc, Filter } from './read-store.port';
+import type { Collection, Doc, Filter } from '@gensvc/shared';
 import { SqliteReadStore } from './sqlite-read-store';
-import { deferIndexes, targetOf } from '../event-sourcing/projection';
+import { deferIndexes, targetOf } from '@gensvc/shared';
 
 /**
  * Inside `transaction(fn)` the embedded read store holds the documents named by `_id` in

@@ -1,5 +1,5 @@
-import { DuplicateKeyError, type ReadStore } from '../read-store/read-store.port';
-import { LeaseStore } from './lease-store.port';
+import { DuplicateKeyError, type ReadStore } from '@gensvc/shared';
+import { LeaseStore } from '@gensvc/shared';
 
 interface LeaseDoc extends Record<string, unknown> {
   _id: string;

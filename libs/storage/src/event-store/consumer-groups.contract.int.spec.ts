@@ -1,7 +1,7 @@
 import type { EventStoreDBClient } from '@eventstore/db-client';
-import { consumerGroupsContract } from '../testing/contracts/consumer-groups.contract';
-import { EsdbPersistentSubscriptionsModel } from '../testing/esdb-persistent-subscriptions-model';
-import type { ConsumerGroups } from './consumer-groups.port';
+import { consumerGroupsContract } from '@gensvc/shared/testing/contracts/consumer-groups.contract';
+import { EsdbPersistentSubscriptionsModel } from '@gensvc/shared/testing/esdb-persistent-subscriptions-model';
+import type { ConsumerGroups } from '@gensvc/shared';
 import { EsdbConsumerGroups } from './esdb-consumer-groups';
 import { EsdbEventStore } from './esdb-event-store';
 

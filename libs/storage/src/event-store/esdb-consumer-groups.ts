@@ -13,8 +13,8 @@ import {
   type PersistentSubscriptionToAllResolvedEvent,
   type PersistentSubscriptionToAllSettings,
 } from '@eventstore/db-client';
-import { ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupConsumer, type GroupMessage } from './consumer-groups.port';
-import { eventSchemas, type EventSchemas } from './upcasters';
+import { ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupConsumer, type GroupMessage } from '@gensvc/shared';
+import { eventSchemas, type EventSchemas } from '@gensvc/shared';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
