@@ -2,7 +2,9 @@
 // information, so `npm run lint` stays fast) plus the context-boundary rule.
 //
 // Boundary rule (DESIGN.md rule 1): a library under libs/ is a bounded context unless
-// architecture.json lists it as a kernel library (`shared`). Another library uses a context only
+// architecture.json lists it as a kernel library (`shared`) or an infrastructure library (`storage`,
+// the adapters: imported through its index by apps and tests only, never by another library's
+// production code). Another library uses a context only
 // through its Nest-free contracts entry point, `@gensvc/<ctx>/contracts`; its module index,
 // `@gensvc/<ctx>`, is for apps and end-to-end tests. A kernel library is used through its index.
 // Forbidden everywhere: deep alias paths into another library (`@gensvc/<lib>/...` other than
@@ -16,8 +18,8 @@ import tseslint from 'typescript-eslint';
 const libraries = readdirSync(new URL('./libs', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
-const { kernel } = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'));
-const contexts = libraries.filter((l) => !kernel.includes(l));
+const { kernel, infrastructure = [] } = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'));
+const contexts = libraries.filter((l) => !kernel.includes(l) && !infrastructure.includes(l));
 
 const testFiles = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'src/testing/**/*.ts'];
 
@@ -29,12 +31,12 @@ const testFiles = ['**/*.spec.ts', '**/*.e2e-spec.ts', 'src/testing/**/*.ts'];
 const aliasRule = ({ own, allowTesting, allowContextIndex }) => {
   const others = `(?!${[...(own ? [own] : [])].map((o) => `${o}(?:/|$)`).join('|') || '$^'})`;
   const okPaths = ['contracts$', ...(allowTesting ? ['testing/'] : [])].join('|');
-  const kernelAlt = kernel.join('|');
+  const kernelAlt = [...kernel, ...infrastructure].join('|');
   const contextAlt = contexts.join('|');
   return [
     {
       regex: `^@gensvc/${others}(?:${kernelAlt})/(?!${allowTesting ? 'testing/' : '$^'}).+`,
-      message: 'Import a kernel library through its index: `@gensvc/shared`.',
+      message: 'Import a kernel or infrastructure library through its index: `@gensvc/shared`, `@gensvc/storage`.',
     },
     {
       regex: `^@gensvc/${others}(?:${contextAlt})/(?!${okPaths}).+`,
@@ -58,8 +60,11 @@ const libraryBlocks = libraries.flatMap((lib) => {
     },
     { regex: '^\\.{1,2}/(?:.*/)?apps/', message: 'Libraries must not import the apps that compose them.' },
   ];
+  const adapters = infrastructure.includes(lib)
+    ? []
+    : [{ regex: `^@gensvc/(?:${infrastructure.join('|') || '$^'})$`, message: 'The storage adapters are composed by the apps: a library uses the ports of `@gensvc/shared` (tests may import `@gensvc/storage`).' }];
   return [
-    { files: [`libs/${lib}/**/*.ts`], rules: boundaryRules([...aliasRule({ own: lib, allowTesting: false, allowContextIndex: false }), ...relative]) },
+    { files: [`libs/${lib}/**/*.ts`], rules: boundaryRules([...aliasRule({ own: lib, allowTesting: false, allowContextIndex: false }), ...adapters, ...relative]) },
     { files: testFiles.map((f) => `libs/${lib}/${f}`), rules: boundaryRules([...aliasRule({ own: lib, allowTesting: true, allowContextIndex: false }), ...relative]) },
   ];
 });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
-import { analyse, cyclesOf, layoutOf, packageViolations, printGraph, violation, type Layout, type SourceFile } from './testing/architecture-rules';
+import { analyse, contextsOf, cyclesOf, layoutOf, packageViolations, printGraph, violation, type Layout, type SourceFile } from './testing/architecture-rules';
 
 /**
  * Architecture rules (DESIGN.md rule 1), computed from the sources: see
@@ -13,10 +13,10 @@ import { analyse, cyclesOf, layoutOf, packageViolations, printGraph, violation, 
 const root = resolve(__dirname, '..', '..', '..');
 
 /** Writes a fixture checkout: `files` maps repo paths to sources. */
-function plant(files: Record<string, string>, kernel = ['shared']): Layout {
+function plant(files: Record<string, string>, kernel = ['shared'], infrastructure = ['storage']): Layout {
   const dir = mkdtempSync(join(tmpdir(), 'gensvc-arch-'));
   planted.push(dir);
-  writeFileSync(join(dir, 'architecture.json'), JSON.stringify({ kernel }));
+  writeFileSync(join(dir, 'architecture.json'), JSON.stringify({ kernel, infrastructure }));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -29,6 +29,7 @@ afterAll(() => planted.forEach((d) => rmSync(d, { recursive: true, force: true }
 /** A clean fixture: tasks above assets, assets above identity, all through contracts. */
 const cleanFixture: Record<string, string> = {
   'libs/shared/src/index.ts': `export const kernel = 1;\n`,
+  'libs/storage/src/index.ts': `import { kernel } from '@gensvc/shared';\nexport const stores = kernel;\n`,
   'libs/identity/src/index.ts': `export * from './contracts';\nexport { IdentityModule } from './identity.module';\n`,
   'libs/identity/src/contracts/index.ts': `export abstract class UploadTokens {}\n`,
   'libs/identity/src/identity.module.ts': `import { Module } from '@nestjs/common';\n@Module({})\nexport class IdentityModule {}\n`,
@@ -39,7 +40,8 @@ const cleanFixture: Record<string, string> = {
   'libs/tasks/src/index.ts': `export * from './contracts';\n`,
   'libs/tasks/src/contracts/index.ts': `export const TASK_STREAM = 'task';\n`,
   'libs/tasks/src/application/create.ts': `import type { AssetEvent } from '@gensvc/assets/contracts';\nexport type E = AssetEvent;\n`,
-  'apps/api/src/app.module.ts': `import { IdentityModule } from '@gensvc/identity';\nexport const m = IdentityModule;\n`,
+  'apps/api/src/app.module.ts': `import { IdentityModule } from '@gensvc/identity';\nimport { stores } from '@gensvc/storage';\nexport const m = [IdentityModule, stores];\n`,
+  'libs/assets/src/application/uploads.int.spec.ts': `import { stores } from '@gensvc/storage';\nexport const s = stores;\n`,
 };
 
 describe('architecture', () => {
@@ -50,6 +52,8 @@ describe('architecture', () => {
     expect(result.files.length).toBeGreaterThan(20);
     expect([...result.graph.keys()]).toEqual(expect.arrayContaining(['tasks', 'assets', 'voices', 'wallet', 'catalogue']));
     expect(result.graph.has('shared')).toBe(false);
+    expect(result.graph.has('storage')).toBe(false);
+    expect(layout.infrastructure).toEqual(['storage']);
     expect(result.graph.get('tasks')!.size).toBeGreaterThan(2);
   });
 
@@ -74,7 +78,7 @@ describe('architecture', () => {
     for (const lib of layout.libraries) {
       expect({ lib, index: existsSync(join(root, 'libs', lib, 'src', 'index.ts')) }).toEqual({ lib, index: true });
       expect({ lib, alias: tsconfig.compilerOptions.paths[`@gensvc/${lib}`] }).toEqual({ lib, alias: [`libs/${lib}/src`] });
-      if (!layout.kernel.includes(lib)) {
+      if (contextsOf(layout).includes(lib)) {
         expect({ lib, contracts: tsconfig.compilerOptions.paths[`@gensvc/${lib}/contracts`] }).toEqual({ lib, contracts: [`libs/${lib}/src/contracts`] });
       }
     }
@@ -157,6 +161,24 @@ describe('architecture', () => {
       ]);
     });
 
+    it('a context or the kernel that imports the storage adapters fails; apps and tests may', () => {
+      const leaky = analyse(
+        plant({
+          ...cleanFixture,
+          'libs/tasks/src/application/stores.ts': `import { stores } from '@gensvc/storage';\nexport const s = stores;\n`,
+          'libs/shared/src/stores.ts': `import { stores } from '@gensvc/storage';\nexport const s = stores;\n`,
+          'libs/assets/src/application/deep.int.spec.ts': `import { stores } from '@gensvc/storage/read-store/sqlite-read-store';\nexport const s = stores;\n`,
+        }),
+      );
+      expect(leaky.violations).toEqual([
+        `libs/assets/src/application/deep.int.spec.ts: '@gensvc/storage/read-store/sqlite-read-store' — deep import into infrastructure library "storage": use @gensvc/storage`,
+        `libs/shared/src/stores.ts: '@gensvc/storage' — library "shared" imports infrastructure library "storage": only the apps compose it`,
+        `libs/tasks/src/application/stores.ts: '@gensvc/storage' — library "tasks" imports infrastructure library "storage": only the apps compose it`,
+      ]);
+      expect(leaky.graph.has('storage')).toBe(false);
+      expect(leaky.impureContracts).toEqual([]);
+    });
+
     it('a planted context without contracts fails', () => {
       const missing = analyse(plant({ ...cleanFixture, 'libs/voices/src/index.ts': `export const v = 1;\n` }));
       expect(missing.impureContracts).toEqual(['libs/voices/src/contracts/index.ts: missing']);
@@ -164,7 +186,7 @@ describe('architecture', () => {
   });
 
   describe('the import rule, case by case', () => {
-    const lay: Layout = { root: '/repo', libraries: ['shared', 'tasks', 'quoting', 'identity', 'suppliers'], kernel: ['shared'] };
+    const lay: Layout = { root: '/repo', libraries: ['shared', 'storage', 'tasks', 'quoting', 'identity', 'suppliers'], kernel: ['shared'], infrastructure: ['storage'] };
     const lib = (path: string, l: string, test = false): SourceFile => ({ path, area: { kind: 'lib', lib: l }, test });
     const app: SourceFile = { path: 'apps/api/src/app.module.ts', area: { kind: 'app', app: 'api' }, test: false };
     const e2e: SourceFile = { path: 'test/tasks.e2e-spec.ts', area: { kind: 'test' }, test: true };
@@ -191,6 +213,13 @@ describe('architecture', () => {
       [app, '@gensvc/identity/application/accounts.service', 'internals'],
       [app, '../../../libs/identity/src/index', 'relative import into library "identity"'],
       [lib('libs/tasks/src/a.ts', 'tasks'), 'mongodb', null],
+      [lib('libs/tasks/src/a.ts', 'tasks'), '@gensvc/storage', 'only the apps compose it'],
+      [lib('libs/shared/src/a.ts', 'shared'), '@gensvc/storage', 'only the apps compose it'],
+      [lib('libs/tasks/src/a.int.spec.ts', 'tasks', true), '@gensvc/storage', null],
+      [lib('libs/storage/src/a.ts', 'storage'), '@gensvc/shared', null],
+      [app, '@gensvc/storage', null],
+      [app, '@gensvc/storage/storage.module', 'deep import into infrastructure'],
+      [e2e, '@gensvc/storage', null],
     ];
     it.each(rows.map(([file, spec, expected]) => [file.path, spec, expected, file] as const))('%s imports %s', (_path, spec, expected, file) => {
       expect(violation(lay, file, spec)).toEqual(expected === null ? null : expect.stringContaining(expected));

@@ -13,6 +13,9 @@ import ts from 'typescript';
  * - Another library imports a context only through its `contracts` entry point,
  *   `@gensvc/<ctx>/contracts`, which is Nest-free (nothing reachable from it inside the context
  *   imports `@nestjs/*`). The module index `@gensvc/<ctx>` is for apps and end-to-end tests.
+ * - An infrastructure library (`storage`: the adapters behind the kernel's ports) is no context
+ *   either; it is imported through its index, and only by apps and tests: neither a context
+ *   nor the kernel depends on it in production code (the apps compose it).
  * - A kernel library is imported through its index (`@gensvc/shared`); a test kit
  *   (`@gensvc/<lib>/testing/...`) only by tests; no relative path into another library; no
  *   library imports an app.
@@ -34,8 +37,10 @@ export interface Layout {
   readonly root: string;
   /** Every library under libs/. */
   readonly libraries: readonly string[];
-  /** Libraries that are not bounded contexts. */
+  /** Libraries that are not bounded contexts, imported by any library. */
   readonly kernel: readonly string[];
+  /** Libraries of adapters, composed by the apps: imported by apps and tests only. */
+  readonly infrastructure?: readonly string[];
   /** Packages under packages/ (`@gensvc/<name>`, published on their own). */
   readonly packages?: readonly string[];
 }
@@ -56,10 +61,17 @@ export function layoutOf(root: string): Layout {
   const libsDir = join(root, 'libs');
   const libraries = existsSync(libsDir) ? readdirSync(libsDir).filter((d) => statSync(join(libsDir, d)).isDirectory()).sort() : [];
   const config = join(root, 'architecture.json');
-  const kernel = existsSync(config) ? (JSON.parse(readFileSync(config, 'utf8')) as { kernel: string[] }).kernel : ['shared'];
+  const declared = existsSync(config) ? (JSON.parse(readFileSync(config, 'utf8')) as { kernel?: string[]; infrastructure?: string[] }) : {};
+  const kernel = declared.kernel ?? ['shared'];
+  const infrastructure = declared.infrastructure ?? [];
   const packagesDir = join(root, 'packages');
   const packages = existsSync(packagesDir) ? readdirSync(packagesDir).filter((d) => statSync(join(packagesDir, d)).isDirectory()).sort() : [];
-  return { root, libraries, kernel, packages };
+  return { root, libraries, kernel, infrastructure, packages };
+}
+
+/** The bounded contexts: every library that is neither kernel nor infrastructure. */
+export function contextsOf(layout: Layout): string[] {
+  return layout.libraries.filter((l) => !layout.kernel.includes(l) && !(layout.infrastructure ?? []).includes(l));
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -120,8 +132,13 @@ export function violation(layout: Layout, file: SourceFile, spec: string): strin
   const own = file.area.kind === 'lib' && file.area.lib === to.lib;
   if (own) return null; // its own code, by any path
   const relativePath = spec.startsWith('.');
-  if (relativePath) return `relative import into library "${to.lib}": use @gensvc/${to.lib}${layout.kernel.includes(to.lib) ? '' : '/contracts'}`;
+  const infrastructure = (layout.infrastructure ?? []).includes(to.lib);
+  if (relativePath) return `relative import into library "${to.lib}": use @gensvc/${to.lib}${layout.kernel.includes(to.lib) || infrastructure ? '' : '/contracts'}`;
   if (to.rest.startsWith('testing/')) return file.test ? null : `the test kit of "${to.lib}" is for tests only`;
+  if (infrastructure) {
+    if (to.rest !== '') return `deep import into infrastructure library "${to.lib}": use @gensvc/${to.lib}`;
+    return file.area.kind === 'lib' && !file.test ? `library "${file.area.lib}" imports infrastructure library "${to.lib}": only the apps compose it` : null;
+  }
   if (layout.kernel.includes(to.lib)) return to.rest === '' ? null : `deep import into kernel library "${to.lib}": use @gensvc/${to.lib}`;
   if (to.rest === 'contracts') return null;
   if (to.rest === '') {
@@ -181,7 +198,7 @@ const forbiddenInDomain = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|be
 
 export function analyse(layout: Layout): Analysis {
   const files = sourcesOf(layout);
-  const contexts = layout.libraries.filter((l) => !layout.kernel.includes(l));
+  const contexts = contextsOf(layout);
   const graph = new Map<string, Set<string>>(contexts.map((c) => [c, new Set<string>()]));
   const violations: string[] = [];
   const domainViolations: string[] = [];
