@@ -7,6 +7,7 @@ import { StorageModule } from '@gensvc/storage';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
+import { errorStatus } from './http/error-status';
 import { McpModule } from './mcp/mcp.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { SharedCountersModule } from './rate-limit/rate-limit.module';
@@ -35,7 +36,7 @@ export class AppModule {
         StorageModule.forRoot(config, overrides),
         SharedCountersModule,
         ThrottlerModule.forRootAsync({ inject: [AppConfig, SharedCounters], useFactory: (c: AppConfig, counters: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(counters)) }),
-        CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule, NotificationsModule],
+        CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true, errorStatus }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule, NotificationsModule],
       // Registered on the root module, so it runs before the access guard of the identity context.
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };

@@ -1,4 +1,5 @@
 import { Global, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import type { ErrorCode } from '@gensvc/shared';
 import { HealthController } from './api/health.controller';
 import { ReplayHistoryProjection } from './application/replay/replay-history.projection';
 import { ReplayService } from './application/replay/replay.service';
@@ -7,13 +8,17 @@ import { EventStoreMetrics } from './infrastructure/event-store-metrics';
 import { HttpMetricsMiddleware } from './infrastructure/http-metrics.middleware';
 import { Metrics } from './infrastructure/metrics';
 
-export interface OperationsOptions {
-  /**
-   * The HTTP service: health routes, request metrics and (when ADMIN_TOKEN is set) the
-   * admin endpoint on ADMIN_PORT. The admin CLI composes the module without it.
-   */
-  readonly http?: boolean;
-}
+export type OperationsOptions =
+  | {
+      /**
+       * The HTTP service: health routes, request metrics and (when ADMIN_TOKEN is set) the
+       * admin endpoint on ADMIN_PORT. The admin CLI composes the module without it.
+       */
+      readonly http: true;
+      /** The HTTP status of an error code, for the admin endpoint: the API's table. */
+      readonly errorStatus: (code: ErrorCode) => number;
+    }
+  | { readonly http?: false };
 
 /** Operating the service: replay, metrics, health, the internal admin endpoint. */
 @Global()
@@ -30,7 +35,10 @@ export class OperationsModule implements NestModule {
         ReplayHistoryProjection,
         HttpMetricsMiddleware,
         AdminServer,
-        { provide: ADMIN_SERVER_OPTIONS, useValue: { serve: options.http === true } },
+        {
+          provide: ADMIN_SERVER_OPTIONS,
+          useValue: options.http ? { serve: true, errorStatus: options.errorStatus } : { serve: false, errorStatus: () => 500 },
+        },
       ],
       exports: [Metrics, ReplayService, AdminServer],
     };

@@ -1,50 +1,60 @@
 /**
- * Typed, HTTP-free application errors. Every context throws these; the API's global
- * filter maps `code` to the status of CONTRACT.md §5 and the spec's error object.
+ * Typed, HTTP-free application errors. Every context throws these with a code; the code says
+ * what went wrong, not how a transport reports it. The API's global filter maps each code to
+ * the status of CONTRACT.md §5 (its table is apps/api/src/http/error-status.ts) and the
+ * spec's error object.
  */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  INSUFFICIENT_FUNDS: 402,
-  INSUFFICIENT_SCOPE: 403,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  IDEMPOTENCY_CONFLICT: 409,
-  QUOTE_ALREADY_USED: 409,
-  QUOTE_EXPIRED: 409,
-  UPLOAD_IN_PROGRESS: 409,
-  UPLOAD_NOT_READY: 409,
-  ASSET_IN_USE: 409,
-  VOICE_IN_USE: 409,
-  CONFLICT: 409,
-  REQUEST_TIMEOUT: 408,
-  WEBHOOK_ENDPOINT_DISABLED: 409,
-  UPLOAD_EXPIRED: 410,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RANGE_NOT_SATISFIABLE: 416,
-  PRICE_UNAVAILABLE: 422,
-  MODEL_UNAVAILABLE: 422,
-  UPLOAD_CONTENT_MISMATCH: 422,
-  CHECKSUM_MISMATCH: 422,
-  SIZE_MISMATCH: 422,
-  FILE_TYPE_MISMATCH: 422,
-  INVALID_TEXT: 422,
-  INVALID_JSON: 422,
-  IMPORT_URL_FORBIDDEN: 422,
-  IMPORT_FAILED: 422,
-  WEBHOOK_URL_FORBIDDEN: 422,
-  WEBHOOK_ENDPOINT_LIMIT_REACHED: 422,
-  UPLOAD_BUSY: 429,
-  UPLOAD_LIMIT_REACHED: 429,
-  RATE_LIMITED: 429,
-  HEADERS_TOO_LARGE: 431,
-  INTERNAL: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+export const APP_ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'INSUFFICIENT_FUNDS',
+  'INSUFFICIENT_SCOPE',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'IDEMPOTENCY_CONFLICT',
+  'QUOTE_ALREADY_USED',
+  'QUOTE_EXPIRED',
+  'UPLOAD_IN_PROGRESS',
+  'UPLOAD_NOT_READY',
+  'ASSET_IN_USE',
+  'VOICE_IN_USE',
+  'CONFLICT',
+  'REQUEST_TIMEOUT',
+  'WEBHOOK_ENDPOINT_DISABLED',
+  'UPLOAD_EXPIRED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RANGE_NOT_SATISFIABLE',
+  'PRICE_UNAVAILABLE',
+  'MODEL_UNAVAILABLE',
+  'UPLOAD_CONTENT_MISMATCH',
+  'CHECKSUM_MISMATCH',
+  'SIZE_MISMATCH',
+  'FILE_TYPE_MISMATCH',
+  'INVALID_TEXT',
+  'INVALID_JSON',
+  'IMPORT_URL_FORBIDDEN',
+  'IMPORT_FAILED',
+  'WEBHOOK_URL_FORBIDDEN',
+  'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+  'UPLOAD_BUSY',
+  'UPLOAD_LIMIT_REACHED',
+  'RATE_LIMITED',
+  'HEADERS_TOO_LARGE',
+  'INTERNAL',
+  'SERVICE_UNAVAILABLE',
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = (typeof APP_ERROR_CODES)[number];
+
+/**
+ * The codes that report a fault of the service (or of a server it depends on), not of the
+ * request: the same request may succeed later. Every other code reports a fault of the request.
+ */
+const SERVICE_FAULTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INTERNAL', 'SERVICE_UNAVAILABLE']);
+
+export const isServiceFault = (code: ErrorCode): boolean => SERVICE_FAULTS.has(code);
 
 export class AppError extends Error {
   constructor(
@@ -55,10 +65,6 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 }
 

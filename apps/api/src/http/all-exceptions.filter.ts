@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '@gensvc/shared';
 import { sendError } from './error-response';
+import { statusOf } from './error-status';
 
 const BY_STATUS: Record<number, string> = {
   400: 'VALIDATION_ERROR',
@@ -34,8 +35,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (exception instanceof AppError) {
-      if (exception.status >= 500) this.logger.error({ err: exception }, 'request failed');
-      return sendError(res, exception.status, exception.code, exception.message, { ...exception.headers });
+      const status = statusOf(exception);
+      if (status >= 500) this.logger.error({ err: exception }, 'request failed');
+      return sendError(res, status, exception.code, exception.message, { ...exception.headers });
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

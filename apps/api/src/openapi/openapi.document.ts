@@ -2,8 +2,9 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { type DiscoveryService, type Reflector, type ApplicationConfig, type HttpAdapterHost, type ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_STATUS, discoverRoutes, openApiOperationOf, type AccessRule, type DiscoveredRoute, type ErrorCode, type OpenApiParameter, type OperationDoc } from '@gensvc/shared';
+import { discoverRoutes, openApiOperationOf, type AccessRule, type DiscoveredRoute, type ErrorCode, type OpenApiParameter, type OperationDoc } from '@gensvc/shared';
 import { dtoSchema, type JsonSchema } from './dto-schema';
+import { ERROR_STATUS } from '../http/error-status';
 import { ERROR_CODES, SCHEMAS, ref } from './schemas';
 
 /** Interface version of the spec (CONTRACT.md §9). */

@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '@gensvc/shared';
+import { ERROR_STATUS } from '../http/error-status';
 import { WEBHOOK_EVENT_TYPES } from '@gensvc/notifications';
 import type { JsonSchema } from './dto-schema';
 

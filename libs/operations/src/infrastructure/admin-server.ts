@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppConfig, AppError, ERROR_STATUS, ReadStore, RequestContexts, stripDoc } from '@gensvc/shared';
+import { AppConfig, AppError, ReadStore, RequestContexts, stripDoc, type ErrorCode } from '@gensvc/shared';
 import { REPLAY_HISTORY, type ReplayHistoryDoc } from '../application/replay/replay-history.projection';
 import { ReplayService } from '../application/replay/replay.service';
 import { Metrics } from './metrics';
@@ -11,6 +11,8 @@ import { Metrics } from './metrics';
 export const ADMIN_SERVER_OPTIONS = Symbol('ADMIN_SERVER_OPTIONS');
 export interface AdminServerOptions {
   readonly serve: boolean;
+  /** The HTTP status of an error code: the API's table (errors in the libraries carry a code only). */
+  readonly errorStatus: (code: ErrorCode) => number;
 }
 
 const MAX_BODY = 64 * 1024;
@@ -135,7 +137,7 @@ export class AdminServer implements OnApplicationBootstrap, OnApplicationShutdow
     const code = app?.code ?? 'INTERNAL';
     if (res.headersSent) return void res.destroy();
     if (code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer realm="gensvc-admin"');
-    this.json(res, ERROR_STATUS[code], { error: { code, message: app?.message ?? 'internal error', request_id: requestId } });
+    this.json(res, this.options.errorStatus(code), { error: { code, message: app?.message ?? 'internal error', request_id: requestId } });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Readable } from 'node:stream';
-import { AppError } from '@gensvc/shared';
+import { AppError, isServiceFault } from '@gensvc/shared';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import type { JobInfo } from '../domain/supplier-job';
@@ -39,7 +39,7 @@ export class JobResources {
     try {
       assets = await this.assets.requireUsable(job.accountId, ids, 'input.asset_ids');
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) throw new JobInputError(err.message);
+      if (err instanceof AppError && !isServiceFault(err.code)) throw new JobInputError(err.message);
       throw err;
     }
     const out: { asset: UsableAsset; body: Buffer }[] = [];
@@ -58,7 +58,7 @@ export class JobResources {
     try {
       return (await this.voiceRegistry.requireUsable(job.accountId, voiceId, job.supplier)).supplierVoiceId;
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) throw new JobInputError(err.message);
+      if (err instanceof AppError && !isServiceFault(err.code)) throw new JobInputError(err.message);
       throw err;
     }
   }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppError, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { AppError, SystemClock, newId, type AppConfig, type ErrorCode, type SubscriptionEngine } from '@gensvc/shared';
 import { ReadStoreLeaseStore, SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { JobResources } from '../../application/job-outputs';
@@ -19,6 +19,8 @@ import { StandInSupplier } from '../../testing/stand-in-supplier';
 import { catalogueWithHttpChannel } from '../../testing/test-catalogue';
 
 const SECRET = 'callback-secret-for-tests-0123';
+/** The statuses the API's callback route answers these errors with (apps/api/src/http/error-status.ts). */
+const CALLBACK_STATUS: Partial<Record<ErrorCode, number>> = { VALIDATION_ERROR: 400, UNAUTHORIZED: 401, NOT_FOUND: 404 };
 const ACCOUNT = 'acc_01test';
 
 /**
@@ -92,7 +94,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
         await callbacks.receive(token, { timestamp: req.headers['x-gensvc-timestamp'] as string, signature: req.headers['x-gensvc-signature'] as string }, Buffer.concat(chunks));
         res.writeHead(200).end('{"received":true}');
       } catch (err) {
-        res.writeHead(err instanceof AppError ? err.status : 500).end(String((err as Error).message));
+        res.writeHead(err instanceof AppError ? (CALLBACK_STATUS[err.code] ?? 500) : 500).end(String((err as Error).message));
       }
     });
     await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
