@@ -28,7 +28,7 @@ const counter = () =>
   });
 
 async function close(s: Stores) {
-  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close(), s.leases.close()]);
+  await Promise.allSettled([s.events.close(), s.readStore.close(), s.blobs.close(), s.leases.close(), ...(s.checkpoints.close ? [s.checkpoints.close()] : [])]);
 }
 
 describe('createStores', () => {
@@ -46,6 +46,12 @@ describe('createStores', () => {
       await stores.events.appendToStream('x-1', [{ type: 'A', data: {} }]);
       await stores.checkpoints.store('reactor:r', 0n);
       expect(await stores.checkpoints.load('reactor:r')).toBe(0n);
+      // The embedded checkpoint store holds a connection of its own: it declares `close`, and
+      // after it the store is closed (the event store, on the same file, is not).
+      expect(stores.checkpoints.close).toEqual(expect.any(Function));
+      await stores.checkpoints.close!();
+      await expect(stores.checkpoints.load('reactor:r')).rejects.toThrow(/not open/);
+      await stores.events.appendToStream('x-1', [{ type: 'A', data: {} }]);
     } finally {
       await close(stores);
     }

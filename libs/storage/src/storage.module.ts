@@ -108,7 +108,7 @@ class StoreCloser implements OnApplicationShutdown {
       this.blobs.close(),
       this.leases.close(),
       ...(this.stores.consumerGroups ? [this.stores.consumerGroups.close()] : []),
-      ...(this.checkpoints instanceof SqliteCheckpointStore ? [this.checkpoints.close()] : []),
+      ...(this.checkpoints.close ? [this.checkpoints.close()] : []),
     ]);
   }
 }

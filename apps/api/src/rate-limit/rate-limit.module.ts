@@ -9,10 +9,10 @@ import { ReconciledCounters } from './reconciled-counters';
 class CountersLifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(SharedCounters) private readonly counters: SharedCounters) {}
   onModuleInit(): void {
-    if (this.counters instanceof ReconciledCounters) this.counters.start();
+    this.counters.start?.();
   }
   async onApplicationShutdown(): Promise<void> {
-    if (this.counters instanceof ReconciledCounters) await this.counters.stop();
+    await this.counters.stop?.();
   }
 }
 

@@ -37,12 +37,12 @@ export class ReconciledCounters extends SharedCounters {
     super();
   }
 
-  start(): void {
+  override start(): void {
     this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
     this.timer.unref();
   }
 
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();

@@ -18,4 +18,11 @@ export abstract class SharedCounters {
   abstract hit(key: string, windowMs: number, n?: number): CounterState;
   /** The state of `key`'s current window without counting. */
   abstract peek(key: string, windowMs: number): CounterState;
+  /**
+   * Present on counters that reconcile with a shared store in the background: `start` begins
+   * that work when the application starts, `stop` ends it and flushes at shutdown. Counters
+   * that keep nothing outside the process have neither.
+   */
+  start?(): void;
+  stop?(): Promise<void>;
 }

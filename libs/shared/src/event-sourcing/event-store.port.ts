@@ -92,4 +92,10 @@ export abstract class EventStore {
 export abstract class CheckpointStore {
   abstract load(name: string): Promise<bigint | undefined>;
   abstract store(name: string, position: bigint): Promise<void>;
+  /**
+   * Present on a store that holds a connection of its own (a dedicated SQLite connection),
+   * which the owner closes at shutdown; absent on one that shares its client with another
+   * store (MongoDB), closed with that store.
+   */
+  close?(): Promise<void>;
 }

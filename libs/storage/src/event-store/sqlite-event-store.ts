@@ -444,7 +444,7 @@ export class SqliteCheckpointStore extends CheckpointStore {
     this.put.run(name, position);
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }
