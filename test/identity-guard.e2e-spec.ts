@@ -55,7 +55,8 @@ class ProbeController {
 @Module({})
 class ProbeApp {
   static forRoot(config: ReturnType<typeof loadConfig>): DynamicModule {
-    return { module: ProbeApp, imports: [StorageModule.forRoot(config), IdentityModule], controllers: [ProbeController] };
+    const storage = StorageModule.forRoot(config);
+    return { module: ProbeApp, imports: [storage, IdentityModule.register({ imports: [storage] })], controllers: [ProbeController] };
   }
 }
 

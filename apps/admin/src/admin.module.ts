@@ -15,27 +15,37 @@ import { NotificationsModule } from '@gensvc/notifications';
 
 /**
  * The admin CLI's application: the same context modules as the API (so a replay rebuilds every
- * projection), no HTTP and no subscriptions; background jobs run only where the subscriptions
- * run, so none starts here.
+ * projection), composed the same way (no global module; see apps/api/src/app.module.ts), with
+ * no HTTP, no shared counters and no subscriptions; background jobs run only where the
+ * subscriptions run, so none starts here.
  */
 @Module({})
 export class AdminModule {
   static forRoot(config: AppConfig): DynamicModule {
+    const storage = StorageModule.forRoot(config);
+    const catalogue = CatalogueModule;
+    const identity = IdentityModule.register({ imports: [storage] });
+    const wallet = WalletModule.register({ imports: [storage] });
+    const voices = VoicesModule.register({ imports: [storage, catalogue] });
+    const assets = AssetsModule.register({ imports: [storage, identity] });
+    const quoting = QuotingModule.register({ imports: [storage, catalogue, assets, voices] });
+    const suppliers = SuppliersModule.register({ imports: [storage, catalogue, assets, voices] });
+    const tasks = TasksModule.register({ imports: [storage, assets, voices, quoting, suppliers, wallet] });
     return {
       module: AdminModule,
       imports: [
-        StorageModule.forRoot(config),
+        storage,
         CqrsModule.forRoot(),
-        CatalogueModule,
-        IdentityModule,
-        OperationsModule.forRoot(),
-        AssetsModule.forRoot(),
-        VoicesModule,
-        SuppliersModule,
-        WalletModule,
-        QuotingModule,
-        TasksModule,
-        NotificationsModule,
+        catalogue,
+        identity,
+        OperationsModule.register({ imports: [storage] }),
+        assets,
+        voices,
+        suppliers,
+        wallet,
+        quoting,
+        tasks,
+        NotificationsModule.register({ imports: [storage] }),
       ],
     };
   }

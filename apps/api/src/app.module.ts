@@ -26,18 +26,54 @@ export interface AppOverrides {
   assets?: AssetsOptions;
 }
 
-/** The HTTP service: composes the bounded-context modules; owns no business logic. */
+/**
+ * The HTTP service: composes the bounded-context modules; owns no business logic. No module
+ * is global: each dynamic module below is built once and handed to the modules that import
+ * it, so every context shares the one storage module (one instance of each store) and gets
+ * another context's contract ports only where it is composed with that context's module. The
+ * order follows the context graph (docs/architecture.md), lower contexts first.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
+    const storage = StorageModule.forRoot(config, overrides);
+    const counters = SharedCountersModule.register({ imports: [storage] });
+    const catalogue = CatalogueModule;
+    const identity = IdentityModule.register({ imports: [storage, counters] });
+    const wallet = WalletModule.register({ imports: [storage] });
+    const voices = VoicesModule.register({ imports: [storage, catalogue] });
+    const assets = AssetsModule.register({ imports: [storage, identity] }, overrides.assets);
+    const quoting = QuotingModule.register({ imports: [storage, catalogue, assets, voices] });
+    const suppliers = SuppliersModule.register({ imports: [storage, catalogue, assets, voices] });
+    const tasks = TasksModule.register({ imports: [storage, assets, voices, quoting, suppliers, wallet] });
+    const operations = OperationsModule.register({ imports: [storage] }, { http: true, errorStatus });
+    const notifications = NotificationsModule.register({ imports: [storage] });
     return {
       module: AppModule,
       imports: [
-        StorageModule.forRoot(config, overrides),
-        SharedCountersModule,
-        ThrottlerModule.forRootAsync({ inject: [AppConfig, SharedCounters], useFactory: (c: AppConfig, counters: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(counters)) }),
-        CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true, errorStatus }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule, NotificationsModule],
-      // Registered on the root module, so it runs before the access guard of the identity context.
+        storage,
+        counters,
+        ThrottlerModule.forRootAsync({
+          imports: [storage, counters],
+          inject: [AppConfig, SharedCounters],
+          useFactory: (c: AppConfig, shared: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(shared)),
+        }),
+        CqrsModule.forRoot(),
+        catalogue,
+        identity,
+        operations,
+        OpenApiModule.register({ imports: [storage] }),
+        assets,
+        voices,
+        suppliers,
+        wallet,
+        quoting,
+        tasks,
+        McpModule.register({ imports: [storage, identity] }),
+        notifications,
+      ],
+      // Registered on the root module, so it runs before the access guard of the identity
+      // context; it injects the configuration, the counters and identity's Authenticator.
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }

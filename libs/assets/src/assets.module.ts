@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { ModuleDependencies } from '@gensvc/shared';
 import { AssetRegistry } from './contracts/asset-registry';
 import { UploadLimits } from './domain/limits';
 import { AssetLinks } from './application/assets/asset-links';
@@ -27,14 +28,15 @@ export interface AssetsOptions {
 
 /**
  * Uploads and assets: prepared uploads, direct upload, import, assets with signed links,
- * deletion and storage cleanup. Global: other contexts inject `AssetRegistry`.
+ * deletion and storage cleanup. Imports: the storage module and identity (`UploadTokens`).
+ * Other contexts use `AssetRegistry` by importing this module.
  */
 @Module({})
 export class AssetsModule {
-  static forRoot(options: AssetsOptions = {}): DynamicModule {
+  static register(deps: ModuleDependencies, options: AssetsOptions = {}): DynamicModule {
     return {
       module: AssetsModule,
-      global: true,
+      imports: deps.imports,
       controllers: [UploadsController, AssetsController],
       providers: [
         { provide: UploadLimits, useValue: new UploadLimits(options.limits) },

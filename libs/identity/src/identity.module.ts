@@ -1,4 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { ModuleDependencies } from '@gensvc/shared';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountsService } from './application/accounts.service';
 import { Authenticator } from './application/authenticator';
@@ -14,25 +15,31 @@ import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-
 
 /**
  * Identity and access: accounts, API keys, OAuth 2.0 authorization server, upload tokens,
- * and the global guard that enforces every route's access rule.
+ * and the app-wide guard that enforces every route's access rule. Imports: the storage module;
+ * in the API also the shared counters (`SharedCounters`, failed sign-ins), optional elsewhere.
  */
-@Global()
-@Module({
-  controllers: [OAuthController, ApiKeysController],
-  providers: [
-    { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
-    AccountsService,
-    OAuthClientsService,
-    Authenticator,
-    SignedUploadTokens,
-    { provide: UploadTokens, useExisting: SignedUploadTokens },
-    AccountsProjection,
-    ApiKeysProjection,
-    OAuthGrantsProjection,
-    AccessTokensProjection,
-    OAuthService,
-    { provide: APP_GUARD, useClass: AccessGuard },
-  ],
-  exports: [AccountsService, OAuthClientsService, Authenticator, UploadTokens],
-})
-export class IdentityModule {}
+@Module({})
+export class IdentityModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return {
+      module: IdentityModule,
+      imports: deps.imports,
+      controllers: [OAuthController, ApiKeysController],
+      providers: [
+        { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
+        AccountsService,
+        OAuthClientsService,
+        Authenticator,
+        SignedUploadTokens,
+        { provide: UploadTokens, useExisting: SignedUploadTokens },
+        AccountsProjection,
+        ApiKeysProjection,
+        OAuthGrantsProjection,
+        AccessTokensProjection,
+        OAuthService,
+        { provide: APP_GUARD, useClass: AccessGuard },
+      ],
+      exports: [AccountsService, OAuthClientsService, Authenticator, UploadTokens],
+    };
+  }
+}

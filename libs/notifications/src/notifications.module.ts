@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { AppConfig } from '@gensvc/shared';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AppConfig, type ModuleDependencies } from '@gensvc/shared';
 import { WebhookEndpointsController } from './api/webhook-endpoints.controller';
 import { WebhookDeliveriesProjection } from './application/deliveries/deliveries.projection';
 import { DeliveriesService } from './application/deliveries/deliveries.service';
@@ -16,23 +16,30 @@ import { loadNotificationSettings, NotificationSettings } from './notification-s
 /**
  * Notifications context: the account's webhook endpoints (stream `webhooks-<account_id>`),
  * messages built from stored events by a reactor, and their deliveries (stream
- * `webhookdelivery-<id>`), sent by the delivery runner. Only apps import it.
+ * `webhookdelivery-<id>`), sent by the delivery runner. Only apps import it; it imports the
+ * storage module.
  */
-@Module({
-  controllers: [WebhookEndpointsController],
-  providers: [
-    { provide: NotificationSettings, useFactory: (config: AppConfig) => loadNotificationSettings(config), inject: [AppConfig] },
-    { provide: WebhookNetwork, useClass: DnsWebhookNetwork },
-    EndpointsService,
-    WebhookEndpointsProjection,
-    WebhookDeliveriesProjection,
-    DeliveryMetrics,
-    MessagesReactor,
-    WebhookSender,
-    DeliveryRunner,
-    DeliveryDispatchReactor,
-    DeliveriesService,
-  ],
-  exports: [NotificationSettings, EndpointsService, WebhookNetwork, DeliveryRunner],
-})
-export class NotificationsModule {}
+@Module({})
+export class NotificationsModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return {
+      module: NotificationsModule,
+      imports: deps.imports,
+      controllers: [WebhookEndpointsController],
+      providers: [
+        { provide: NotificationSettings, useFactory: (config: AppConfig) => loadNotificationSettings(config), inject: [AppConfig] },
+        { provide: WebhookNetwork, useClass: DnsWebhookNetwork },
+        EndpointsService,
+        WebhookEndpointsProjection,
+        WebhookDeliveriesProjection,
+        DeliveryMetrics,
+        MessagesReactor,
+        WebhookSender,
+        DeliveryRunner,
+        DeliveryDispatchReactor,
+        DeliveriesService,
+      ],
+      exports: [NotificationSettings, EndpointsService, WebhookNetwork, DeliveryRunner],
+    };
+  }
+}

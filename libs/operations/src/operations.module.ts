@@ -1,5 +1,5 @@
-import { Global, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import type { ErrorCode } from '@gensvc/shared';
+import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import type { ErrorCode, ModuleDependencies } from '@gensvc/shared';
 import { HealthController } from './api/health.controller';
 import { ReplayHistoryProjection } from './application/replay/replay-history.projection';
 import { ReplayService } from './application/replay/replay.service';
@@ -20,13 +20,16 @@ export type OperationsOptions =
     }
   | { readonly http?: false };
 
-/** Operating the service: replay, metrics, health, the internal admin endpoint. */
-@Global()
+/**
+ * Operating the service: replay, metrics, health, the internal admin endpoint. Imports: the
+ * storage module.
+ */
 @Module({})
 export class OperationsModule implements NestModule {
-  static forRoot(options: OperationsOptions = {}): DynamicModule {
+  static register(deps: ModuleDependencies, options: OperationsOptions = {}): DynamicModule {
     return {
       module: OperationsModule,
+      imports: deps.imports,
       controllers: options.http ? [HealthController] : [],
       providers: [
         Metrics,

@@ -27,3 +27,4 @@ export * from './network/address-guard';
 export * from './counters/shared-counters';
 export * from './published-language';
 export * from './openapi-operation';
+export * from './module-dependencies';

@@ -1,4 +1,4 @@
-import { Global, Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { join } from 'node:path';
 import { BlobStore } from '@gensvc/shared';
@@ -114,10 +114,11 @@ class StoreCloser implements OnApplicationShutdown {
 }
 
 /**
- * Global infrastructure: configuration, clock, the three stores and the subscription
- * engine. Every context module receives them by their port classes.
+ * The infrastructure an app composes: configuration, clock, the stores and the subscription
+ * engine, exported by their port classes. Not global: the app builds this dynamic module once
+ * and passes that same object in the `imports` of every module that needs it (one instance of
+ * each store, one connection each).
  */
-@Global()
 @Module({})
 export class StorageModule {
   static forRoot(config: AppConfig, overrides: { clock?: Clock } = {}): DynamicModule {

@@ -1,5 +1,5 @@
-import { Global, Module } from '@nestjs/common';
-import { AppConfig, ConsumerGroups, LeaseStore } from '@gensvc/shared';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { AppConfig, ConsumerGroups, LeaseStore, type ModuleDependencies } from '@gensvc/shared';
 import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
@@ -16,33 +16,42 @@ import { LocalSupplierChannel } from './infrastructure/local/local-supplier.chan
 import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
 import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
 
+const PROVIDERS: Provider[] = [
+  { provide: SupplierSettings, useFactory: (config: AppConfig) => loadSupplierSettings(config), inject: [AppConfig] },
+  LocalSupplierControls,
+  JobResources,
+  LocalSupplierChannel,
+  { provide: SupplierChannels, useClass: SupplierChannelRegistry },
+  {
+    // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
+    provide: SupplierJobClaims,
+    useFactory: supplierJobClaims,
+    inject: [ConsumerGroups, LeaseStore, SupplierSettings],
+  },
+  SupplierJobRunner,
+  SupplierJobWorker,
+  SupplierJobsProjection,
+  SupplierCallbacks,
+  SupplierGatewayService,
+  { provide: SupplierGateway, useExisting: SupplierGatewayService },
+  { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
+];
+
 /**
  * Suppliers context: supplier jobs (stream `supplierjob-<task_id>`), the built-in local
  * supplier, external HTTP suppliers with callbacks and polling, and the job runner.
+ * Imports: the storage module, the catalogue (`Catalogue`), voices (`VoiceRegistry`) and
+ * assets (`AssetRegistry`, looked up when a job first needs it).
  */
-@Global()
-@Module({
-  controllers: [SupplierCallbacksController],
-  providers: [
-    { provide: SupplierSettings, useFactory: (config: AppConfig) => loadSupplierSettings(config), inject: [AppConfig] },
-    LocalSupplierControls,
-    JobResources,
-    LocalSupplierChannel,
-    { provide: SupplierChannels, useClass: SupplierChannelRegistry },
-    {
-      // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
-      provide: SupplierJobClaims,
-      useFactory: supplierJobClaims,
-      inject: [ConsumerGroups, LeaseStore, SupplierSettings],
-    },
-    SupplierJobRunner,
-    SupplierJobWorker,
-    SupplierJobsProjection,
-    SupplierCallbacks,
-    SupplierGatewayService,
-    { provide: SupplierGateway, useExisting: SupplierGatewayService },
-    { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
-  ],
-  exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover],
-})
-export class SuppliersModule {}
+@Module({})
+export class SuppliersModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return {
+      module: SuppliersModule,
+      imports: deps.imports,
+      controllers: [SupplierCallbacksController],
+      providers: PROVIDERS,
+      exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover],
+    };
+  }
+}

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { ModuleDependencies } from '@gensvc/shared';
 import { TasksController } from './api/tasks.controller';
 import { CancelTaskHandler } from './application/cancel-task/cancel-task.handler';
 import { CreateTaskHandler } from './application/create-task/create-task.handler';
@@ -16,21 +17,29 @@ import { TaskStore } from './application/task-store';
  * run inline by the request and from the checkpointed subscription, which finishes what a
  * crash interrupted), execution through the supplier gateway, settlement (a workflow),
  * cancellation, and the
- * task and bill read models (GET /v1/tasks, /v1/tasks/{id}, /v1/billing).
+ * task and bill read models (GET /v1/tasks, /v1/tasks/{id}, /v1/billing). Imports: the
+ * storage module, assets (`AssetRegistry`), voices (`VoiceRegistry`), quoting (`QuoteBook`),
+ * suppliers (`SupplierGateway`) and wallet (`WalletCommands`).
  */
-@Module({
-  controllers: [TasksController],
-  providers: [
-    TaskStore,
-    CreateTaskHandler,
-    TaskCreationRunner,
-    TaskCreationReactor,
-    CancelTaskHandler,
-    TaskSettlement,
-    TaskSettlementReactor,
-    TaskExecutionReactor,
-    TaskQueries,
-    TasksProjection,
-  ],
-})
-export class TasksModule {}
+@Module({})
+export class TasksModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return {
+      module: TasksModule,
+      imports: deps.imports,
+      controllers: [TasksController],
+      providers: [
+        TaskStore,
+        CreateTaskHandler,
+        TaskCreationRunner,
+        TaskCreationReactor,
+        CancelTaskHandler,
+        TaskSettlement,
+        TaskSettlementReactor,
+        TaskExecutionReactor,
+        TaskQueries,
+        TasksProjection,
+      ],
+    };
+  }
+}

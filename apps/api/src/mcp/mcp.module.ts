@@ -1,6 +1,14 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { ModuleDependencies } from '@gensvc/shared';
 import { McpController } from './mcp.controller';
 
-/** The agent tools over MCP Streamable HTTP at /mcp, and the protected-resource metadata. */
-@Module({ controllers: [McpController] })
-export class McpModule {}
+/**
+ * The agent tools over MCP Streamable HTTP at /mcp, and the protected-resource metadata.
+ * Imports: the storage module (`AppConfig`) and identity (`Authenticator`).
+ */
+@Module({})
+export class McpModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return { module: McpModule, imports: deps.imports, controllers: [McpController] };
+  }
+}

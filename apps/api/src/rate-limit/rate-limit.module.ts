@@ -1,6 +1,6 @@
-import { Global, Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
-import { AppConfig, ReadStore, SharedCounters, createLogger } from '@gensvc/shared';
+import { AppConfig, ReadStore, SharedCounters, createLogger, type ModuleDependencies } from '@gensvc/shared';
 import { ReadStoreCounterBackend, SqliteCounterBackend } from './counter-backends';
 import { ReconciledCounters } from './reconciled-counters';
 
@@ -18,19 +18,25 @@ class CountersLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /**
  * The counters every process shares (SharedCounters): MongoDB when MONGO_URL is set, else
- * `DATA_DIR/ratelimits.db`; kept in memory and reconciled every 200 ms.
+ * `DATA_DIR/ratelimits.db`; kept in memory and reconciled every 200 ms. Imports: the storage
+ * module. The rate limits and the identity context (failed sign-ins) import this module.
  */
-@Global()
-@Module({
-  providers: [
-    {
-      provide: SharedCounters,
-      inject: [AppConfig, ReadStore],
-      useFactory: (config: AppConfig, readStore: ReadStore) =>
-        new ReconciledCounters(config.mongoUrl ? new ReadStoreCounterBackend(readStore) : new SqliteCounterBackend(join(config.dataDir, 'ratelimits.db')), createLogger(config.logLevel)),
-    },
-    CountersLifecycle,
-  ],
-  exports: [SharedCounters],
-})
-export class SharedCountersModule {}
+@Module({})
+export class SharedCountersModule {
+  static register(deps: ModuleDependencies): DynamicModule {
+    return {
+      module: SharedCountersModule,
+      imports: deps.imports,
+      providers: [
+        {
+          provide: SharedCounters,
+          inject: [AppConfig, ReadStore],
+          useFactory: (config: AppConfig, readStore: ReadStore) =>
+            new ReconciledCounters(config.mongoUrl ? new ReadStoreCounterBackend(readStore) : new SqliteCounterBackend(join(config.dataDir, 'ratelimits.db')), createLogger(config.logLevel)),
+        },
+        CountersLifecycle,
+      ],
+      exports: [SharedCounters],
+    };
+  }
+}

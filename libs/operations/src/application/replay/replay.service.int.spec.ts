@@ -84,7 +84,8 @@ class CounterModule {}
 
 async function boot(dataDir: string, stores?: Stores): Promise<INestApplicationContext> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  let builder = Test.createTestingModule({ imports: [StorageModule.forRoot(config), OperationsModule.forRoot(), CounterModule] });
+  const storage = StorageModule.forRoot(config);
+  let builder = Test.createTestingModule({ imports: [storage, OperationsModule.register({ imports: [storage] }), CounterModule] });
   if (stores) builder = builder.overrideProvider('STORES').useValue(stores);
   const moduleRef = await builder.compile();
   moduleRef.useLogger(false);

@@ -1,0 +1,85 @@
+import { Logger } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BlobStore, EventStore, LeaseStore, ReadStore, SharedCounters, SubscriptionEngine, loadConfig } from '@gensvc/shared';
+import { AdminModule } from '../../admin/src/admin.module';
+import { AppModule } from './app.module';
+
+/**
+ * The composition roots wire the modules without a global one: every context module imports
+ * what it needs, the storage module exists once (one instance of each store for all), and the
+ * contexts that inject another context's contract port get it from that context's module.
+ */
+describe.each([
+  ['api', (dir: string) => AppModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))],
+  ['admin', (dir: string) => AdminModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))],
+] as const)('the %s composition', (_name, compose) => {
+  let dir: string;
+  let modules: ModulesContainer;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    dir = mkdtempSync(join(tmpdir(), 'gensvc-compose-'));
+    const moduleRef = await Test.createTestingModule({ imports: [compose(dir)] }).compile();
+    moduleRef.useLogger(false);
+    modules = moduleRef.get(ModulesContainer);
+    close = () => moduleRef.close();
+  });
+  afterAll(async () => {
+    await close?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ours = () => [...modules.values()].filter((m) => /^(Storage|Catalogue|Identity|Wallet|Voices|Assets|Quoting|Suppliers|Tasks|Operations|Notifications|SharedCounters|Mcp|OpenApi)Module$/.test(m.name));
+
+  it('marks none of its own modules global', () => {
+    expect(ours().length).toBeGreaterThanOrEqual(11);
+    expect(ours().filter((m) => m.isGlobal).map((m) => m.name)).toEqual([]);
+  });
+
+  it('holds one storage module and one instance of each store', () => {
+    expect(ours().filter((m) => m.name === 'StorageModule')).toHaveLength(1);
+    for (const token of [EventStore, ReadStore, BlobStore, LeaseStore, SubscriptionEngine]) {
+      const instances = new Set<unknown>();
+      for (const m of modules.values()) {
+        const wrapper = m.providers.get(token);
+        if (wrapper) instances.add(wrapper.instance);
+      }
+      expect({ token: token.name, instances: instances.size }).toEqual({ token: token.name, instances: 1 });
+    }
+  });
+
+  it('gives every context module exactly the modules it imports', () => {
+    const importsOf = (name: string) => {
+      const m = ours().find((x) => x.name === name)!;
+      // Global modules (Nest's core, CQRS, the throttler: none of ours) are linked to every module.
+      return [...m.imports].filter((i) => !i.isGlobal).map((i) => i.name).sort();
+    };
+    expect(importsOf('TasksModule')).toEqual(['AssetsModule', 'QuotingModule', 'StorageModule', 'SuppliersModule', 'VoicesModule', 'WalletModule']);
+    expect(importsOf('QuotingModule')).toEqual(['AssetsModule', 'CatalogueModule', 'StorageModule', 'VoicesModule']);
+    expect(importsOf('AssetsModule')).toEqual(['IdentityModule', 'StorageModule']);
+    expect(importsOf('WalletModule')).toEqual(['StorageModule']);
+  });
+});
+
+describe('the api composition, counters', () => {
+  it('passes the shared counters to the identity context (failed sign-ins)', async () => {
+    Logger.overrideLogger(false);
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-compose-'));
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))] }).compile();
+    try {
+      const all = [...moduleRef.get(ModulesContainer).values()];
+      const identity = all.find((m) => m.name === 'IdentityModule')!;
+      const counters = all.find((m) => m.name === 'SharedCountersModule')!;
+      expect([...identity.imports]).toContain(counters);
+      expect(counters.providers.get(SharedCounters)?.instance).toBeInstanceOf(SharedCounters);
+    } finally {
+      await moduleRef.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
