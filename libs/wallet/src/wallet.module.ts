@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { WalletCommands } from './contracts/wallet-commands';
 import { WalletController } from './api/wallet.controller';
-import { WalletProjection } from './application/wallet.projection';
-import { WalletService } from './application/wallet.service';
+import { WalletProjection } from './application/get-wallet/wallet.projection';
+import { WalletService } from './application/wallet-stream';
 
 /**
  * Wallet context: the per-account wallet aggregate (credits, reservations, captures,

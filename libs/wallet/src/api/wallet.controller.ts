@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { CurrentPrincipal, OpenApiOperations, type Principal, ReadStore, RequireScope } from '@gensvc/shared';
 import type { WalletView } from '../contracts/wallet-commands';
-import { walletView } from '../application/wallet.service';
-import { WALLETS, type WalletDoc } from '../application/wallet.projection';
+import { walletView } from '../application/wallet-stream';
+import { WALLETS, type WalletDoc } from '../application/get-wallet/wallet.projection';
 import { WALLET_OPENAPI } from './wallet.openapi';
 
 @Controller('v1/wallet')

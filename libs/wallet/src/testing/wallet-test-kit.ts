@@ -1,6 +1,6 @@
 import type { Clock, EventStore } from '@gensvc/shared';
 import type { WalletCommands } from '../contracts/wallet-commands';
-import { WalletService } from '../application/wallet.service';
+import { WalletService } from '../application/wallet-stream';
 
 /** The real wallet command side over a given event store, for other contexts' tests (no Nest). */
 export function createWalletForTests(events: EventStore, clock: Clock): WalletCommands {

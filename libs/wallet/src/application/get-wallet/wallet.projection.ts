@@ -6,7 +6,7 @@ import {
   documentProjection,
   streamCategory,
 } from '@gensvc/shared';
-import { WALLET_EVENT_TYPES, WALLET_STREAM, type WalletEvent } from '../domain/wallet';
+import { WALLET_EVENT_TYPES, WALLET_STREAM, type WalletEvent } from '../../domain/wallet';
 
 export const WALLETS = 'wallets';
 
