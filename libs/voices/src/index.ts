@@ -1,3 +1,3 @@
 export * from './contracts';
 export { VoicesModule } from './voices.module';
-export { VoicesService, type VoiceView, type VoicePage } from './application/voices.service';
+export { VoicesService, type VoiceView, type VoicePage } from './application/voice-views';

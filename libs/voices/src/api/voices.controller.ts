@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common'
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
-import { VoicesService } from '../application/voices.service';
+import { VoicesService } from '../application/voice-views';
 import { VOICES_OPENAPI } from './voices.openapi';
 
 class VoiceListQuery {

@@ -1,9 +1,9 @@
 import type { ModuleRef } from '@nestjs/core';
 import { FixedClock, SqliteEventStore, streamName, type RecordedEvent } from '@gensvc/shared';
-import { SupplierVoiceRemover } from '../contracts/supplier-voice-remover';
-import { VOICE_STREAM } from '../domain/voice';
+import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
+import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceDeletionReactor } from './voice-deletion.reactor';
-import type { VoicesService } from './voices.service';
+import type { VoicesService } from '../voice-views';
 
 describe('VoiceDeletionReactor', () => {
   const event = { type: 'VoiceDeletionRequested', data: { voice_id: 'voice_1' } } as unknown as RecordedEvent;

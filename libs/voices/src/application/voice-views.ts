@@ -3,7 +3,7 @@ import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
 import { VoiceRegistry } from '../contracts/voice-registry';
 import { isVoiceId, VOICE_STREAM, voiceDecider, voiceIdForTask, type VoiceState } from '../domain/voice';
-import { VOICE_USAGE, VOICES, type VoiceDoc, type VoiceUsageDoc } from './voices.projections';
+import { VOICE_USAGE, VOICES, type VoiceDoc, type VoiceUsageDoc } from './list-voices/voices.projection';
 
 /** The voice as the API shows it (docs/api.md, "Suppliers and voices"). Supplier details stay inside. */
 export interface VoiceView {

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AsReactor, Clock, EventStore, handleCommand, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
-import { SupplierVoiceRemover } from '../contracts/supplier-voice-remover';
-import { VOICE_STREAM, voiceDecider } from '../domain/voice';
-import { VoicesService } from './voices.service';
+import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
+import { VOICE_STREAM, voiceDecider } from '../../domain/voice';
+import { VoicesService } from '../voice-views';
 
 /**
  * Carries out queued voice deletions: removes the voice at its supplier channel (when one

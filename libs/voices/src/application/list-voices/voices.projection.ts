@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AsProjection, ProjectionProvider, TASK_TERMINAL_EVENTS, type TaskIntegrationEvent, documentProjection } from '@gensvc/shared';
-import { VOICE_EVENT_TYPES, type VoiceEvent } from '../domain/voice';
+import { VOICE_EVENT_TYPES, type VoiceEvent } from '../../domain/voice';
 
 export const VOICES = 'voices';
 export const VOICE_USAGE = 'voice_usage';
