@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, TASK_TERMINAL_EVENTS, type TaskIntegrationEvent, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
 import { VOICE_EVENT_TYPES, type VoiceEvent } from '../../domain/voice';
 
 export const VOICES = 'voices';
-export const VOICE_USAGE = 'voice_usage';
 
 export interface VoiceDoc extends Record<string, unknown> {
   id: string;
@@ -49,39 +48,9 @@ const voices = documentProjection<VoiceDoc, VoiceEvent>({
   },
 });
 
-/** Tasks that use a voice (TaskCreated.voice_id) and whether they are unfinished. */
-export interface VoiceUsageDoc extends Record<string, unknown> {
-  task_id: string;
-  voice_id: string;
-  account_id: string;
-  active: boolean;
-}
-
-const usage = documentProjection<VoiceUsageDoc, TaskIntegrationEvent>({
-  name: 'voices.usage',
-  collection: VOICE_USAGE,
-  handles: ['TaskCreated', ...TASK_TERMINAL_EVENTS],
-  indexes: [{ keys: { voice_id: 1, active: 1 } }],
-  documentId: (e) => e.data.task_id,
-  evolve(doc, e) {
-    if (e.type === 'TaskCreated') {
-      // Only tasks with a voice get a document; terminal events of other tasks change nothing.
-      if (!e.data.voice_id) return doc;
-      return { task_id: e.data.task_id, voice_id: e.data.voice_id, account_id: e.data.account_id, active: doc ? doc.active : true };
-    }
-    // Kept (inactive) rather than deleted, so a redelivered TaskCreated cannot revive it.
-    return doc ? { ...doc, active: false } : null;
-  },
-});
-
+/** GET /v1/voices reads this: the account's voices, newest first. */
 @Injectable()
 @AsProjection()
 export class VoicesProjection extends ProjectionProvider {
   protected readonly inner = voices;
-}
-
-@Injectable()
-@AsProjection()
-export class VoiceUsageProjection extends ProjectionProvider {
-  protected readonly inner = usage;
 }

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AsReactor, Clock, EventStore, handleCommand, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, Clock, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
-import { VOICE_STREAM, voiceDecider } from '../../domain/voice';
-import { VoicesService } from '../voice-views';
+import { VoiceStore } from '../voice-store';
 
 /**
  * Carries out queued voice deletions: removes the voice at its supplier channel (when one
@@ -21,9 +20,8 @@ export class VoiceDeletionReactor implements Reactor {
   private remover: SupplierVoiceRemover | null | undefined;
 
   constructor(
-    private readonly events: EventStore,
+    private readonly voices: VoiceStore,
     private readonly clock: Clock,
-    private readonly voices: VoicesService,
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -33,7 +31,7 @@ export class VoiceDeletionReactor implements Reactor {
     if (!voice || voice.status !== 'deleting') return;
     const remover = this.supplierRemover();
     if (remover) await remover.remove(voice.supplier, voice.supplierVoiceId);
-    await handleCommand(this.events, streamName(VOICE_STREAM, voiceId), voiceDecider, { type: 'CompleteVoiceDeletion', data: {}, metadata: { now: this.clock.now() } });
+    await this.voices.handle(voiceId, { type: 'CompleteVoiceDeletion', data: {}, metadata: { now: this.clock.now() } });
     this.logger.log({ voiceId }, 'voice deleted');
   }
 

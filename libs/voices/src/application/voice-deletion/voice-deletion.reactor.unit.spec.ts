@@ -3,7 +3,7 @@ import { FixedClock, SqliteEventStore, streamName, type RecordedEvent } from '@g
 import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceDeletionReactor } from './voice-deletion.reactor';
-import type { VoicesService } from '../voice-views';
+import { VoiceStore, type KnownVoice } from '../voice-store';
 
 describe('VoiceDeletionReactor', () => {
   const event = { type: 'VoiceDeletionRequested', data: { voice_id: 'voice_1' } } as unknown as RecordedEvent;
@@ -12,14 +12,16 @@ describe('VoiceDeletionReactor', () => {
   afterEach(() => events.close());
 
   const setup = (voice: { status: string; supplier: string; supplierVoiceId: string } | null, remover: SupplierVoiceRemover | null) => {
-    const voices = { load: jest.fn(async () => voice) };
+    // The real stream helper, with the voice it loads given by the test.
+    const voices = new VoiceStore(events);
+    jest.spyOn(voices, 'load').mockImplementation(async () => voice as KnownVoice | null);
     const moduleRef = {
       get: jest.fn(() => {
         if (!remover) throw new Error('no provider');
         return remover;
       }),
     };
-    return new VoiceDeletionReactor(events, new FixedClock(new Date('2026-01-01T00:00:00Z')), voices as unknown as VoicesService, moduleRef as unknown as ModuleRef);
+    return new VoiceDeletionReactor(voices, new FixedClock(new Date('2026-01-01T00:00:00Z')), moduleRef as unknown as ModuleRef);
   };
   const remover = () => ({ remove: jest.fn(async () => undefined) });
 
