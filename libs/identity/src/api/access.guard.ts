@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import passport from 'passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { ACCESS_RULE, AppError, RequestContexts, type AccessRule, type Principal } from '@gensvc/shared';
-import { Authenticator } from '../application/authenticator';
-import { SignedUploadTokens } from '../application/upload-tokens.service';
+import { Authenticator } from '../application/authenticate/authenticator';
+import { SignedUploadTokens } from '../application/upload-token-signer';
 import { CONSOLE_CLIENT_ID } from '../application/console-client';
 
 const REALM = 'gensvc';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppError, ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal, ReadStore, SubscriptionEngine } from '@gensvc/shared';
-import { AccountsService } from '../application/accounts.service';
+import { AccountsService } from '../application/create-account/create-account.handler';
 import { API_KEYS, type ApiKeyDoc } from '../application/read-models';
 import { API_KEYS_OPENAPI } from './api-keys.openapi';
 

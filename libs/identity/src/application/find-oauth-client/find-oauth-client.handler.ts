@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, Clock, EventStore, handleCommand, loadAggregate, newId, newSecret, streamName } from '@gensvc/shared';
-import { hashSecret, secretMatches } from '../domain/credentials';
-import { oauthClientDecider, type OAuthClientState } from '../domain/oauth-client';
-import { CONSOLE_CLIENT_ID, consoleClient } from './console-client';
+import { hashSecret, secretMatches } from '../../domain/credentials';
+import { oauthClientDecider, type OAuthClientState } from '../../domain/oauth-client';
+import { CONSOLE_CLIENT_ID, consoleClient } from '../console-client';
 
 export type OAuthClient = Extract<OAuthClientState, { status: 'active' }>;
 

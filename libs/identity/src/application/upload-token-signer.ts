@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig, Clock, type Principal } from '@gensvc/shared';
 import { UploadTokens } from '../contracts/upload-tokens';
-import { Authenticator } from './authenticator';
+import { Authenticator } from './authenticate/authenticator';
 
 interface Payload {
   /** upload id */

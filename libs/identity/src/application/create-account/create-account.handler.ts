@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, Clock, EventStore, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
-import { accountDecider, emailClaimDecider, normalizeEmail, validEmail } from '../domain/account';
-import { apiKeyDecider } from '../domain/api-key';
-import { formatCredential, hashSecret, idBody } from '../domain/credentials';
-import { PasswordHasher } from '../infrastructure/password-hasher';
+import { accountDecider, emailClaimDecider, normalizeEmail, validEmail } from '../../domain/account';
+import { apiKeyDecider } from '../../domain/api-key';
+import { formatCredential, hashSecret, idBody } from '../../domain/credentials';
+import { PasswordHasher } from '../../infrastructure/password-hasher';
 
 export interface CreatedAccount {
   readonly accountId: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, ReadStore, SCOPES, type Principal, type Scope } from '@gensvc/shared';
-import { parseCredential, secretMatches } from '../domain/credentials';
-import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from './read-models';
+import { parseCredential, secretMatches } from '../../domain/credentials';
+import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from '../read-models';
 
 /**
  * Checks presented credentials against the identity read models (fed by the event store

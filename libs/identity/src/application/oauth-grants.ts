@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AppConfig, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, newId, streamName } from '@gensvc/shared';
 import { formatCredential, hashSecret, idBody, parseCredential } from '../domain/credentials';
 import { OAuthGrantError, oauthGrantDecider, type NewTokens, type OAuthGrantCommand, type OAuthGrantEvent, type RevokeReason } from '../domain/oauth-grant';
-import type { OAuthClient } from './oauth-clients.service';
+import type { OAuthClient } from './find-oauth-client/find-oauth-client.handler';
 import { ACCESS_TOKENS, type AccessTokenDoc } from './read-models';
 
 export const oauthGrantStream = (grantId: string) => streamName('oauthgrant', grantId);

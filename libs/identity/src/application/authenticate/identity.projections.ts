@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
-import type { AccountEvent } from '../domain/account';
-import type { ApiKeyEvent } from '../domain/api-key';
-import type { OAuthGrantEvent } from '../domain/oauth-grant';
-import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from './read-models';
+import type { AccountEvent } from '../../domain/account';
+import type { ApiKeyEvent } from '../../domain/api-key';
+import type { OAuthGrantEvent } from '../../domain/oauth-grant';
+import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from '../read-models';
 
 type GrantEvent<T extends OAuthGrantEvent['type']> = Extract<OAuthGrantEvent, { type: T }>;
 
