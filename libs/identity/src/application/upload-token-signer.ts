@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppConfig, Clock, type Principal } from '@gensvc/shared';
-import { UploadTokens } from '../contracts/upload-tokens';
-import { Authenticator } from './authenticate/authenticator';
+import { AppConfig } from '@gensvc/shared';
 
-interface Payload {
+/** What an upload token says. */
+export interface UploadTokenPayload {
   /** upload id */
   u: string;
   /** account id */
@@ -16,53 +15,38 @@ interface Payload {
 }
 
 const PREFIX = 'gsu_';
-const EXPIRED_GRACE_MS = 24 * 3600 * 1000;
 
 /**
- * The `X-Upload-Token` credential: `gsu_<payload>.<signature>`, an HMAC-SHA256 (with a key
- * derived from SIGNING_SECRET) over the upload id, account, connection and expiry. Nothing
- * is stored; a token is accepted only for its own upload, before its expiry, and while its
- * account and connection are still valid (spec, Uploads rule 7).
+ * The `X-Upload-Token` credential's format: `gsu_<payload>.<signature>`, an HMAC-SHA256 (with
+ * a key derived from SIGNING_SECRET) over the upload id, account, connection and expiry.
+ * Nothing is stored; issuing and verifying a token share this.
  */
 @Injectable()
-export class SignedUploadTokens extends UploadTokens {
+export class UploadTokenSigner {
   private readonly key: Buffer;
 
-  constructor(
-    config: AppConfig,
-    private readonly clock: Clock,
-    private readonly auth: Authenticator,
-  ) {
-    super();
+  constructor(config: AppConfig) {
     this.key = createHmac('sha256', config.signingSecret).update('gensvc upload token v1').digest();
   }
 
-  override async issue(grant: { accountId: string; connectionId: string; uploadId: string; expiresAt: Date }): Promise<string> {
-    const payload: Payload = { u: grant.uploadId, a: grant.accountId, c: grant.connectionId, e: grant.expiresAt.getTime() };
+  encode(payload: UploadTokenPayload): string {
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${PREFIX}${body}.${this.sign(body)}`;
   }
 
-  /** The principal for a PUT of `uploadId`, or null when the token does not allow it. */
-  async verify(token: string | undefined, uploadId: string | undefined): Promise<Principal | null> {
-    if (typeof token !== 'string' || !token.startsWith(PREFIX) || token.length > 2000 || !uploadId) return null;
+  /** The payload of a well-formed token with a valid signature, or null. */
+  decode(token: string | undefined): UploadTokenPayload | null {
+    if (typeof token !== 'string' || !token.startsWith(PREFIX) || token.length > 2000) return null;
     const [body, sig, extra] = token.slice(PREFIX.length).split('.');
     if (!body || !sig || extra !== undefined) return null;
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(sig);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-    let payload: Payload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+      return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as UploadTokenPayload;
     } catch {
       return null;
     }
-    if (payload.u !== uploadId) return null;
-    // After `expiresAt` the token still identifies its holder for a grace period, so the
-    // uploads endpoint can answer 410 UPLOAD_EXPIRED (spec) instead of a bare 401.
-    if (!(payload.e + EXPIRED_GRACE_MS > this.clock.now().getTime())) return null;
-    if (!(await this.auth.connectionValid(payload.a, payload.c))) return null;
-    return { accountId: payload.a, kind: 'upload_token', connectionId: payload.c, scopes: [], uploadId: payload.u };
   }
 
   private sign(body: string): string {
