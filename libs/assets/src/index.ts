@@ -4,3 +4,7 @@ export { ImportNetwork } from './application/import/import-network';
 export { UploadLimits } from './domain/limits';
 export { UploadExpiryJob } from './application/background/upload-expiry.job';
 export { ACCEPTED_MIMES, type AcceptedMime } from './domain/media-types';
+
+import { UploadsProjection, TaskAssetRefsProjection, AssetListProjection } from './application/read-models';
+/** The read models this context projects, for a projection runner outside Nest (they take no dependencies). */
+export const ASSETS_PROJECTIONS = [UploadsProjection, TaskAssetRefsProjection, AssetListProjection] as const;
