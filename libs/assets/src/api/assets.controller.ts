@@ -2,8 +2,8 @@ import { Controller, Delete, Get, Head, HttpCode, Param, Query, Req, Res } from 
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, OpenApiOperations, type Principal, Public, RequireScope } from '@gensvc/shared';
-import { AssetsService } from '../application/assets/assets.service';
-import { FileServer, type FileResponse } from '../application/serve-file/file-server';
+import { AssetsService } from '../application/list-assets/list-assets.handler';
+import { FileServer, type FileResponse } from '../application/serve-file/serve-file.handler';
 import { ASSETS_OPENAPI } from './assets.openapi';
 
 @Controller('v1/assets')

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res } from '@ne
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
 import { AppError, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/shared';
-import { AssetsService } from '../application/assets/assets.service';
-import { ImportService } from '../application/import/import.service';
-import { UploadsService } from '../application/uploads/uploads.service';
+import { AssetsService } from '../application/list-assets/list-assets.handler';
+import { ImportService } from '../application/import-asset/import-asset.handler';
+import { UploadsService } from '../application/receive-content/receive-content.handler';
 import { ImportUploadDto, PrepareUploadDto } from './dto';
 import { UPLOADS_OPENAPI } from './uploads.openapi';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteLeaseStore, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
 import type { UploadLimits } from '../../domain/limits';
-import type { UploadsService } from '../uploads/uploads.service';
+import type { UploadsService } from '../receive-content/receive-content.handler';
 import { UploadExpiryJob } from './upload-expiry.job';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { randomUUID } from 'node:crypto';
 import { AppConfig, LeaseStore, SubscriptionEngine, runsBackgroundWork } from '@gensvc/shared';
 import { UploadLimits } from '../../domain/limits';
-import { UploadsService } from '../uploads/uploads.service';
+import { UploadsService } from '../receive-content/receive-content.handler';
 
 const TIMER_LEASE = 'timer:upload-expiry';
 

@@ -25,11 +25,11 @@ import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { ACCEPTED_MIMES, isAcceptedMime, parseContentType } from '../../domain/media-types';
 import { UPLOAD_STREAM, effectiveStatus, uploadDecider, type Upload, type UploadCommand, type UploadState, type UploadStatus } from '../../domain/upload';
-import { AssetRecords, type AssetView } from '../assets/asset-records';
-import { UPLOADS, type UploadDoc } from '../read-models';
+import { AssetRecords, type AssetView } from '../asset-records';
+import { UPLOADS, type UploadDoc } from '../uploads.projection';
 import { loadFileType } from '../content-inspector';
 import { ReceiveInterrupted, storeInspected } from '../store-inspected';
-import { ReceiveSlots } from './receive-slots';
+import { ReceiveSlots } from '../receive-slots';
 
 export interface PrepareUploadInput {
   readonly name: string;

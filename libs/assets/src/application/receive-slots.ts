@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppError, LeaseStore, acquireSlot } from '@gensvc/shared';
-import { UploadLimits } from '../../domain/limits';
+import { UploadLimits } from '../domain/limits';
 
 /**
  * Counts receives (content writes, direct uploads, imports) in flight across every process

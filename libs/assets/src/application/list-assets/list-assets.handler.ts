@@ -5,12 +5,12 @@ import { ASSET_STREAM, assetDecider, type AssetSource } from '../../domain/asset
 import { decodeFileNameHeader } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { acceptedContentType } from '../../domain/media-types';
-import { ASSET_LIST, TASK_ASSET_REFS, type AssetListDoc, type TaskAssetRefDoc } from '../read-models';
-import { AssetLinks } from './asset-links';
+import { ASSET_LIST, TASK_ASSET_REFS, type AssetListDoc, type TaskAssetRefDoc } from '../uploads.projection';
+import { AssetLinks } from '../asset-links';
 import type { InspectionTarget } from '../content-inspector';
 import { storeInspected } from '../store-inspected';
-import { ReceiveSlots } from '../uploads/receive-slots';
-import { AssetRecords, type AssetView } from './asset-records';
+import { ReceiveSlots } from '../receive-slots';
+import { AssetRecords, type AssetView } from '../asset-records';
 
 export interface DeleteResult {
   id: string;

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@gensvc/shared';
-import type { AssetRecords } from '../assets/asset-records';
+import type { AssetRecords } from '../asset-records';
 import { UploadAssetsReactor } from './upload-assets.reactor';
 
 describe('UploadAssetsReactor', () => {

@@ -7,10 +7,10 @@ import { checkImportUrl, isIpLiteral, refusedAddress } from '../../domain/addres
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { parseContentType } from '../../domain/media-types';
-import { AssetsService } from '../assets/assets.service';
-import type { AssetView } from '../assets/asset-records';
+import { AssetsService } from '../list-assets/list-assets.handler';
+import type { AssetView } from '../asset-records';
 import { ReceiveInterrupted } from '../store-inspected';
-import { ReceiveSlots } from '../uploads/receive-slots';
+import { ReceiveSlots } from '../receive-slots';
 import { ImportNetwork } from './import-network';
 
 const failed = (why: string) => new AppError('IMPORT_FAILED', `the file could not be imported: ${why}`);

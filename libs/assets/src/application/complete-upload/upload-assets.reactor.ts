@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
 import type { UploadEvent } from '../../domain/upload';
-import { AssetRecords } from '../assets/asset-records';
+import { AssetRecords } from '../asset-records';
 
 /**
  * Completing an upload registers its asset right away; this reactor makes sure of it even

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { AppError, BlobStore, Clock } from '@gensvc/shared';
-import { AssetRegistry, type UsableAsset } from '../../contracts/asset-registry';
+import { AssetRegistry, type UsableAsset } from '../contracts/asset-registry';
 import { AssetRecords, outputAssetId } from './asset-records';
 
 /** The assets context's contract for other contexts (quoting, tasks, suppliers). */

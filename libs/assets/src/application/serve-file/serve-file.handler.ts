@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import { AppError, BlobStore, Clock } from '@gensvc/shared';
 import { contentDisposition } from '../../domain/file-name';
 import { servedContentType } from '../../domain/media-types';
-import { AssetLinks } from '../assets/asset-links';
-import { AssetRecords } from '../assets/asset-records';
+import { AssetLinks } from '../asset-links';
+import { AssetRecords } from '../asset-records';
 import { decideRange, noneMatchHits } from './byte-ranges';
 
 export interface FileResponse {

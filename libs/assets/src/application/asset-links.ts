@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig, AppError, Clock } from '@gensvc/shared';
-import { UploadLimits } from '../../domain/limits';
+import { UploadLimits } from '../domain/limits';
 
 export type Disposition = 'inline' | 'attachment';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { EventStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
-import { ASSET_STREAM, assetDecider, type AssetFacts, type AssetState } from '../../domain/asset';
+import { ASSET_STREAM, assetDecider, type AssetFacts, type AssetState } from '../domain/asset';
 import { AssetLinks } from './asset-links';
 
 export type ActiveAsset = Extract<AssetState, { status: 'active' }>;
