@@ -1,19 +1,32 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AssetRegistry } from './contracts/asset-registry';
 import { UploadLimits } from './domain/limits';
+import { AssetIngest } from './application/asset-ingest';
 import { AssetLinks } from './application/asset-links';
 import { AssetRecords } from './application/asset-records';
 import { AssetRegistryService } from './application/asset-registry';
-import { AssetsService } from './application/list-assets/list-assets.handler';
 import { StorageCleanupReactor } from './application/background/storage-cleanup.reactor';
-import { UploadAssetsReactor } from './application/complete-upload/upload-assets.reactor';
 import { UploadExpiryJob } from './application/background/upload-expiry.job';
+import { CompleteUploadHandler } from './application/complete-upload/complete-upload.handler';
+import { UploadAssetsReactor } from './application/complete-upload/upload-assets.reactor';
+import { DeleteAssetHandler } from './application/delete-asset/delete-asset.handler';
+import { TaskAssetRefsProjection } from './application/delete-asset/task-asset-refs.projection';
+import { DirectUploadHandler } from './application/direct-upload/direct-upload.handler';
+import { ExpireUploadsHandler } from './application/expire-uploads/expire-uploads.handler';
+import { GetAssetHandler } from './application/get-asset/get-asset.handler';
+import { GetUploadHandler } from './application/get-upload/get-upload.handler';
+import { ImportAssetHandler } from './application/import-asset/import-asset.handler';
 import { ImportNetwork } from './application/import-asset/import-network';
-import { ImportService } from './application/import-asset/import-asset.handler';
-import { AssetListProjection, TaskAssetRefsProjection, UploadsProjection } from './application/uploads.projection';
-import { FileServer } from './application/serve-file/serve-file.handler';
+import { InputAssetsHandler } from './application/input-assets/input-assets.handler';
+import { AssetListProjection } from './application/list-assets/asset-list.projection';
+import { ListAssetsHandler } from './application/list-assets/list-assets.handler';
+import { PrepareUploadHandler } from './application/prepare-upload/prepare-upload.handler';
+import { ReceiveContentHandler } from './application/receive-content/receive-content.handler';
 import { ReceiveSlots } from './application/receive-slots';
-import { UploadsService } from './application/receive-content/receive-content.handler';
+import { RegisterOutputHandler } from './application/register-output/register-output.handler';
+import { ServeFileHandler } from './application/serve-file/serve-file.handler';
+import { UploadSessions } from './application/upload-sessions';
+import { UploadsProjection } from './application/uploads.projection';
 import { AssetsController } from './api/assets.controller';
 import { UploadsController } from './api/uploads.controller';
 import { DnsImportNetwork } from './infrastructure/dns-import-network';
@@ -41,11 +54,22 @@ export class AssetsModule {
         { provide: ImportNetwork, useValue: options.importNetwork ?? new DnsImportNetwork() },
         AssetLinks,
         AssetRecords,
-        AssetsService,
-        UploadsService,
-        ImportService,
-        FileServer,
         ReceiveSlots,
+        AssetIngest,
+        UploadSessions,
+        PrepareUploadHandler,
+        ReceiveContentHandler,
+        CompleteUploadHandler,
+        GetUploadHandler,
+        ExpireUploadsHandler,
+        DirectUploadHandler,
+        ImportAssetHandler,
+        ListAssetsHandler,
+        GetAssetHandler,
+        DeleteAssetHandler,
+        ServeFileHandler,
+        InputAssetsHandler,
+        RegisterOutputHandler,
         AssetRegistryService,
         { provide: AssetRegistry, useExisting: AssetRegistryService },
         UploadsProjection,

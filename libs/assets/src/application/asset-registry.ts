@@ -1,55 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { AppError, BlobStore, Clock } from '@gensvc/shared';
+import type { Readable } from 'node:stream';
+import { Clock } from '@gensvc/shared';
 import { AssetRegistry, type UsableAsset } from '../contracts/asset-registry';
-import { AssetRecords, outputAssetId } from './asset-records';
+import { InputAssetsHandler } from './input-assets/input-assets.handler';
+import { RegisterOutputHandler } from './register-output/register-output.handler';
 
-/** The assets context's contract for other contexts (quoting, tasks, suppliers). */
+/** The assets context's port for other contexts (quoting, tasks, suppliers), on its use cases. */
 @Injectable()
 export class AssetRegistryService extends AssetRegistry {
   constructor(
-    private readonly records: AssetRecords,
-    private readonly blobs: BlobStore,
+    private readonly inputs: InputAssetsHandler,
+    private readonly outputs: RegisterOutputHandler,
     private readonly clock: Clock,
   ) {
     super();
   }
 
-  override async requireUsable(accountId: string, assetIds: readonly string[], field = 'input.asset_ids'): Promise<UsableAsset[]> {
-    const out: UsableAsset[] = [];
-    for (const [i, id] of assetIds.entries()) {
-      const asset = typeof id === 'string' ? await this.records.findActive(accountId, id) : null;
-      if (!asset) {
-        throw new AppError('VALIDATION_ERROR', `${field}[${i}]: ${JSON.stringify(id)} is not a registered asset of this account (complete the upload first)`);
-      }
-      out.push({ id: asset.asset_id, name: asset.name, mime: asset.mime, size: asset.size, checksum: asset.checksum });
-    }
-    return out;
+  override requireUsable(accountId: string, assetIds: readonly string[], field = 'input.asset_ids'): Promise<UsableAsset[]> {
+    return this.inputs.usable({ account_id: accountId, asset_ids: assetIds, field });
   }
 
-  override async open(assetId: string): Promise<Readable> {
-    const asset = await this.records.findActive(null, assetId);
-    if (!asset) throw new AppError('NOT_FOUND', 'asset not found');
-    return this.blobs.get(asset.blob_key);
+  override open(assetId: string): Promise<Readable> {
+    return this.inputs.open(assetId);
   }
 
-  override async registerOutput(output: { accountId: string; taskId: string; index: number; name: string; mime: string; body: Buffer }): Promise<string> {
-    const assetId = outputAssetId(output.taskId, output.index);
-    if ((await this.records.load(assetId)).status !== 'none') return assetId;
-    const blobKey = `assets/${assetId}`;
-    await this.blobs.put(blobKey, Readable.from([output.body]), { contentType: output.mime, size: output.body.length });
-    await this.records.register({
-      asset_id: assetId,
-      account_id: output.accountId,
-      name: output.name,
-      mime: output.mime,
-      size: output.body.length,
-      checksum: createHash('sha256').update(output.body).digest('hex'),
-      blob_key: blobKey,
-      source: { kind: 'task_output', task_id: output.taskId, index: output.index },
-      created_at: this.clock.now().toISOString(),
+  override registerOutput(output: { accountId: string; taskId: string; index: number; name: string; mime: string; body: Buffer }): Promise<string> {
+    return this.outputs.execute({
+      type: 'RegisterOutput',
+      data: { account_id: output.accountId, task_id: output.taskId, index: output.index, name: output.name, mime: output.mime, body: output.body },
+      metadata: { now: this.clock.now() },
     });
-    return assetId;
   }
 }

@@ -2,16 +2,19 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { AppError } from '@gensvc/shared';
+import { AppError, type Command } from '@gensvc/shared';
 import { checkImportUrl, isIpLiteral, refusedAddress } from '../../domain/address-policy';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { parseContentType } from '../../domain/media-types';
-import { AssetsService } from '../list-assets/list-assets.handler';
+import { AssetIngest } from '../asset-ingest';
 import type { AssetView } from '../asset-records';
-import { ReceiveInterrupted } from '../store-inspected';
 import { ReceiveSlots } from '../receive-slots';
+import { ReceiveInterrupted } from '../store-inspected';
 import { ImportNetwork } from './import-network';
+
+/** POST /v1/uploads/import: `url` and `name` as the body gave them (checked here). */
+export type ImportAssetCommand = Command<'ImportAsset', { readonly account_id: string; readonly url: unknown; readonly name: unknown }>;
 
 const failed = (why: string) => new AppError('IMPORT_FAILED', `the file could not be imported: ${why}`);
 
@@ -22,17 +25,18 @@ const failed = (why: string) => new AppError('IMPORT_FAILED', `the file could no
  * limited in size (while streaming) and time, and its real type is recognised.
  */
 @Injectable()
-export class ImportService {
+export class ImportAssetHandler {
   constructor(
     private readonly network: ImportNetwork,
     private readonly limits: UploadLimits,
     private readonly slots: ReceiveSlots,
-    private readonly assets: AssetsService,
+    private readonly ingest: AssetIngest,
   ) {}
 
-  async import(accountId: string, input: { url: unknown; name: unknown }): Promise<AssetView> {
-    let url = checkImportUrl(input.url);
-    const name = checkFileName(input.name, 'name');
+  async execute(cmd: ImportAssetCommand): Promise<AssetView> {
+    const accountId = cmd.data.account_id;
+    let url = checkImportUrl(cmd.data.url);
+    const name = checkFileName(cmd.data.name, 'name');
     const release = await this.slots.acquire(accountId);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.limits.importTimeoutMs);
@@ -73,7 +77,7 @@ export class ImportService {
       const source = new URL(url.toString());
       source.search = '';
       source.hash = '';
-      return await this.assets.ingest(accountId, name, response, { mode: 'detect', hint }, { kind: 'import', url: source.toString() }, () =>
+      return await this.ingest.ingest(accountId, name, response, { mode: 'detect', hint }, { kind: 'import', url: source.toString() }, () =>
         failed(`the download took longer than ${Math.round(this.limits.importTimeoutMs / 1000)} seconds`),
       );
     } catch (err) {

@@ -7,6 +7,17 @@ import { AssetLinks } from '../asset-links';
 import { AssetRecords } from '../asset-records';
 import { decideRange, noneMatchHits } from './byte-ranges';
 
+/** GET or HEAD /v1/assets/{id}/content: the signed link's parameters and the request's conditional headers. */
+export interface ServeFileQuery {
+  readonly asset_id: string;
+  /** The link's query string: `disposition`, `expires`, `signature`. */
+  readonly link: Record<string, unknown>;
+  readonly method: 'GET' | 'HEAD';
+  readonly range?: string;
+  readonly if_range?: string;
+  readonly if_none_match?: string;
+}
+
 export interface FileResponse {
   readonly status: 200 | 206 | 304;
   readonly headers: Record<string, string>;
@@ -20,7 +31,7 @@ export interface FileResponse {
  * for several or unsatisfiable ranges, inline or attachment disposition and nosniff.
  */
 @Injectable()
-export class FileServer {
+export class ServeFileHandler {
   constructor(
     private readonly links: AssetLinks,
     private readonly records: AssetRecords,
@@ -28,12 +39,9 @@ export class FileServer {
     private readonly clock: Clock,
   ) {}
 
-  async serve(
-    assetId: string,
-    query: Record<string, unknown>,
-    request: { method: 'GET' | 'HEAD'; range?: string; ifRange?: string; ifNoneMatch?: string },
-  ): Promise<FileResponse> {
-    const { disposition, expires } = this.links.verify(assetId, query);
+  async execute(query: ServeFileQuery): Promise<FileResponse> {
+    const assetId = query.asset_id;
+    const { disposition, expires } = this.links.verify(assetId, query.link);
     const asset = await this.records.findActive(null, assetId);
     if (!asset) throw new AppError('NOT_FOUND', 'asset not found');
     const stat = await this.blobs.stat(asset.blob_key);
@@ -52,8 +60,8 @@ export class FileServer {
       'Cache-Control': `private, max-age=${maxAge}`,
       'Content-Security-Policy': "default-src 'none'; sandbox",
     };
-    if (noneMatchHits(request.ifNoneMatch, etag)) return { status: 304, headers: pick(headers, ['ETag', 'Last-Modified', 'Cache-Control']) };
-    const decision = decideRange(size, { range: request.range, ifRange: request.ifRange }, { etag, lastModified });
+    if (noneMatchHits(query.if_none_match, etag)) return { status: 304, headers: pick(headers, ['ETag', 'Last-Modified', 'Cache-Control']) };
+    const decision = decideRange(size, { range: query.range, ifRange: query.if_range }, { etag, lastModified });
     if (decision.kind === 'unsatisfiable') {
       throw new AppError('RANGE_NOT_SATISFIABLE', `only one satisfiable byte range of the ${size}-byte file is supported`, {
         'Content-Range': `bytes */${size}`,
@@ -64,10 +72,10 @@ export class FileServer {
       const { start, end } = decision.range;
       headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
       headers['Content-Length'] = String(end - start + 1);
-      return { status: 206, headers, body: request.method === 'GET' ? await this.blobs.get(asset.blob_key, decision.range) : undefined };
+      return { status: 206, headers, body: query.method === 'GET' ? await this.blobs.get(asset.blob_key, decision.range) : undefined };
     }
     headers['Content-Length'] = String(size);
-    return { status: 200, headers, body: request.method === 'GET' ? await this.blobs.get(asset.blob_key) : undefined };
+    return { status: 200, headers, body: query.method === 'GET' ? await this.blobs.get(asset.blob_key) : undefined };
   }
 }
 
