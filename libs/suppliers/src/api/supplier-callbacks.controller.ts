@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, Public } from '@gensvc/shared';
-import { SupplierCallbacks } from '../application/supplier-callbacks';
+import { SupplierCallbacks } from '../application/receive-callback/receive-callback.handler';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../infrastructure/http/callback-security';
 
 /** Largest callback body (outputs may travel inline, base64). */

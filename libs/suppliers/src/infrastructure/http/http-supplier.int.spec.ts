@@ -6,11 +6,11 @@ import { AppError, ReadStoreLeaseStore, SqliteEventStore, SqliteReadStore, Syste
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { JobResources } from '../../application/job-outputs';
 import { JobInputError } from '../../application/supplier-channel';
-import { SupplierCallbacks } from '../../application/supplier-callbacks';
+import { SupplierCallbacks } from '../../application/receive-callback/receive-callback.handler';
 import { SupplierChannelRegistry } from '../../application/supplier-channel-registry';
-import { SupplierGatewayService } from '../../application/supplier-gateway.service';
-import { LeaseJobClaims } from '../../application/supplier-job-claims';
-import { SupplierJobRunner } from '../../application/supplier-job-runner';
+import { SupplierGatewayService } from '../../application/supplier-gateway';
+import { LeaseJobClaims } from '../../application/submit-job/supplier-job-claims';
+import { SupplierJobRunner } from '../../application/submit-job/supplier-job-runner';
 import { LocalSupplierChannel } from '../local/local-supplier.channel';
 import { LocalSupplierControls } from '../local/local-supplier.controls';
 import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';

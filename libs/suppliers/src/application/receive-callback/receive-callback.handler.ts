@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError, Clock } from '@gensvc/shared';
-import { isTerminal } from '../domain/supplier-job';
-import { CallbackTokens, verifyCallback } from '../infrastructure/http/callback-security';
-import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../infrastructure/http/http-supplier.channel';
-import { SupplierSettings } from '../supplier-settings';
-import { SupplierChannels, type ActiveJob } from './supplier-channel';
-import { SupplierJobRunner } from './supplier-job-runner';
+import { isTerminal } from '../../domain/supplier-job';
+import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
+import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../../infrastructure/http/http-supplier.channel';
+import { SupplierSettings } from '../../supplier-settings';
+import { SupplierChannels, type ActiveJob } from '../supplier-channel';
+import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
 
 /**
  * Takes results that external suppliers deliver to `/v1/supplier-callbacks/<token>`:

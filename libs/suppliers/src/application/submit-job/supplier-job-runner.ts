@@ -11,11 +11,11 @@ import {
   runsBackgroundWork,
   streamName,
 } from '@gensvc/shared';
-import { SUPPLIER_JOB_STREAM } from '../contracts/supplier-gateway';
-import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../domain/supplier-job';
-import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from './supplier-channel';
+import { SUPPLIER_JOB_STREAM } from '../../contracts/supplier-gateway';
+import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../../domain/supplier-job';
+import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from '../supplier-channel';
 import { SupplierJobClaims } from './supplier-job-claims';
-import { SUPPLIER_JOBS, type SupplierJobDoc } from './supplier-jobs.projection';
+import { SUPPLIER_JOBS, type SupplierJobDoc } from '../job-list/supplier-jobs.projection';
 
 /**
  * Longest sleep between two looks at a waiting job: a job is otherwise looked at when its

@@ -1,5 +1,5 @@
 import { ReadStoreLeaseStore, SqliteReadStore, type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage } from '@gensvc/shared';
-import { SupplierSettings } from '../supplier-settings';
+import { SupplierSettings } from '../../supplier-settings';
 import { GroupJobClaims, LeaseJobClaims, SUPPLIER_JOB_GROUP, supplierJobClaims } from './supplier-job-claims';
 
 const settings = () =>

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { ConsumerGroups, GroupConsumer, GroupMessage, LeaseStore } from '@gensvc/shared';
-import type { SupplierSettings } from '../supplier-settings';
+import type { SupplierSettings } from '../../supplier-settings';
 
 /** What the claims tell the runner. */
 export interface ClaimsOwner {

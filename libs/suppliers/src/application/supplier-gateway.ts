@@ -7,7 +7,7 @@ import { LOCAL_CHANNEL } from '../infrastructure/local/local-supplier.channel';
 import { LocalSupplierControls } from '../infrastructure/local/local-supplier.controls';
 import { SupplierSettings } from '../supplier-settings';
 import { SupplierChannels } from './supplier-channel';
-import { SupplierJobRunner } from './supplier-job-runner';
+import { SupplierJobRunner } from './submit-job/supplier-job-runner';
 
 /**
  * The suppliers context as the tasks context sees it: `submit` queues a job on the model's

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
-import { SUPPLIER_JOB_EVENT_TYPES, type SupplierJobEvent } from '../contracts/supplier-gateway';
+import { SUPPLIER_JOB_EVENT_TYPES, type SupplierJobEvent } from '../../contracts/supplier-gateway';
 
 export const SUPPLIER_JOBS = 'supplier_jobs';
 

@@ -3,17 +3,17 @@ import type { EventStoreDBClient } from '@eventstore/db-client';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { EsdbConsumerGroups, EsdbEventStore, SqliteReadStore, SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
 import { EsdbPersistentSubscriptionsModel } from '@gensvc/shared/testing/esdb-persistent-subscriptions-model';
-import type { SupplierJobEvent } from '../contracts/supplier-gateway';
-import type { JobResources } from './job-outputs';
-import { SupplierChannelRegistry } from './supplier-channel-registry';
-import { SupplierGatewayService } from './supplier-gateway.service';
+import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
+import type { JobResources } from '../job-outputs';
+import { SupplierChannelRegistry } from '../supplier-channel-registry';
+import { SupplierGatewayService } from '../supplier-gateway';
 import { GroupJobClaims, SUPPLIER_JOB_GROUP, SUPPLIER_JOB_MAX_RETRIES } from './supplier-job-claims';
 import { SupplierJobRunner } from './supplier-job-runner';
-import { LocalSupplierChannel } from '../infrastructure/local/local-supplier.channel';
-import { LocalSupplierControls } from '../infrastructure/local/local-supplier.controls';
-import { SupplierSettings, type HttpChannelConfig } from '../supplier-settings';
-import { StandInSupplier } from '../testing/stand-in-supplier';
-import { catalogueWithHttpChannel } from '../testing/test-catalogue';
+import { LocalSupplierChannel } from '../../infrastructure/local/local-supplier.channel';
+import { LocalSupplierControls } from '../../infrastructure/local/local-supplier.controls';
+import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';
+import { StandInSupplier } from '../../testing/stand-in-supplier';
+import { catalogueWithHttpChannel } from '../../testing/test-catalogue';
 
 const SECRET = 'callback-secret-for-tests-0123';
 
