@@ -1,11 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError, Clock } from '@gensvc/shared';
+import { AppError, type Command } from '@gensvc/shared';
 import { isTerminal } from '../../domain/supplier-job';
 import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
 import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../../infrastructure/http/http-supplier.channel';
 import { SupplierSettings } from '../../supplier-settings';
-import { SupplierChannels, type ActiveJob } from '../supplier-channel';
 import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
+import { SupplierChannels, type ActiveJob } from '../supplier-channel';
+
+/** POST /v1/supplier-callbacks/{token}: the token of the address, the signature headers and the raw body. */
+export type ReceiveCallbackCommand = Command<
+  'ReceiveCallback',
+  {
+    readonly token: string;
+    readonly timestamp: string | undefined;
+    readonly signature: string | undefined;
+    /**
+     * The raw body, or a loader of it: the address and the headers are checked before a byte
+     * of the body is read, so strangers cannot make the service buffer large bodies.
+     */
+    readonly body: Buffer | (() => Promise<Buffer>);
+  }
+>;
 
 /**
  * Takes results that external suppliers deliver to `/v1/supplier-callbacks/<token>`:
@@ -15,7 +30,7 @@ import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
  * that already ended is acknowledged and changes nothing.
  */
 @Injectable()
-export class SupplierCallbacks {
+export class ReceiveCallbackHandler {
   private readonly logger = new Logger('SupplierCallbacks');
   private readonly tokens: CallbackTokens;
 
@@ -23,23 +38,20 @@ export class SupplierCallbacks {
     private readonly settings: SupplierSettings,
     private readonly channels: SupplierChannels,
     private readonly runner: SupplierJobRunner,
-    private readonly clock: Clock,
   ) {
     this.tokens = new CallbackTokens(settings.signingSecret);
   }
 
-  /**
-   * `body` may be a loader: the address and the headers are checked before a byte of the
-   * body is read, so strangers cannot make the service buffer large bodies.
-   */
-  async receive(token: string, headers: { timestamp?: string; signature?: string }, bodyOrLoader: Buffer | (() => Promise<Buffer>)): Promise<void> {
+  async execute(cmd: ReceiveCallbackCommand): Promise<void> {
+    const { token, body: bodyOrLoader } = cmd.data;
+    const headers = { timestamp: cmd.data.timestamp, signature: cmd.data.signature };
     const taskId = this.tokens.open(token);
     if (!taskId) throw new AppError('NOT_FOUND', 'no such callback address');
     const { state } = await this.runner.load(taskId);
     if (state.status === 'none' || !state.job) throw new AppError('NOT_FOUND', 'no such callback address');
     const channel = this.channels.get(state.job.supplier);
     if (!(channel instanceof HttpSupplierChannel)) throw new AppError('NOT_FOUND', 'no such callback address');
-    const now = this.clock.now().getTime();
+    const now = cmd.metadata.now.getTime();
     const early = verifyCallback(channel.config.callbackSecret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
     if (early !== 'ok' && early !== 'bad_signature') {
       this.logger.warn({ taskId, check: early }, 'refused a supplier callback');

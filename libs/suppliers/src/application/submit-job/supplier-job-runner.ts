@@ -3,7 +3,6 @@ import {
   AppConfig,
   Clock,
   EventStore,
-  ReadStore,
   RequestContexts,
   SubscriptionEngine,
   handleCommand,
@@ -13,9 +12,9 @@ import {
 } from '@gensvc/shared';
 import { SUPPLIER_JOB_STREAM } from '../../contracts/supplier-gateway';
 import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../../domain/supplier-job';
+import { OpenJobsHandler } from '../job-list/open-jobs.handler';
 import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from '../supplier-channel';
 import { SupplierJobClaims } from './supplier-job-claims';
-import { SUPPLIER_JOBS, type SupplierJobDoc } from '../job-list/supplier-jobs.projection';
 
 /**
  * Longest sleep between two looks at a waiting job: a job is otherwise looked at when its
@@ -38,8 +37,9 @@ interface Slot {
  * Survives restarts: once the subscriptions have started (a process whose role runs
  * background work, `all` or `worker`; the admin CLI never runs jobs) and the projections
  * caught up, it starts its claims and (with leases) resumes every unfinished job from the
- * `supplier_jobs` read model; new jobs arrive through `schedule` (the gateway, the worker
- * reactor, the claims). Deadlines come from the job's stream, so they hold across restarts.
+ * `supplier_jobs` read model (`job-list/`); new jobs arrive through `schedule` (the submit
+ * and cancel handlers, the worker reactor, the claims). Deadlines come from the job's
+ * stream, so they hold across restarts.
  *
  * Several workers: a job steps only in the worker whose claim on it holds
  * (`SupplierJobClaims`), so one worker submits it. On the embedded stores every worker
@@ -63,7 +63,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     private readonly events: EventStore,
-    private readonly readStore: ReadStore,
+    private readonly openJobs: OpenJobsHandler,
     private readonly engine: SubscriptionEngine,
     private readonly clock: Clock,
     private readonly channels: SupplierChannels,
@@ -186,9 +186,9 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     await this.claims.start({ offer: (taskId) => this.schedule(taskId), giveUp: (taskId, deliveries) => this.giveUp(taskId, deliveries) });
     this.resumed = true;
     if (!this.claims.resumesFromReadModel) return;
-    const open = await this.readStore.collection<SupplierJobDoc & { _id: string }>(SUPPLIER_JOBS).find({ status: { $in: ['queued', 'dispatched'] } });
+    const open = await this.openJobs.execute();
     if (open.length) this.logger.log(`resuming ${open.length} unfinished supplier job(s)`);
-    for (const job of open) this.schedule(job.task_id);
+    for (const taskId of open) this.schedule(taskId);
   }
 
   /**
