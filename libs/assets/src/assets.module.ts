@@ -17,9 +17,9 @@ import { GetAssetHandler } from './application/get-asset/get-asset.handler';
 import { GetUploadHandler } from './application/get-upload/get-upload.handler';
 import { ImportAssetHandler } from './application/import-asset/import-asset.handler';
 import { ImportNetwork } from './application/import-asset/import-network';
-import { InputAssetsHandler } from './application/input-assets/input-assets.handler';
 import { AssetListProjection } from './application/list-assets/asset-list.projection';
 import { ListAssetsHandler } from './application/list-assets/list-assets.handler';
+import { OpenAssetHandler } from './application/open-asset/open-asset.handler';
 import { PrepareUploadHandler } from './application/prepare-upload/prepare-upload.handler';
 import { ReceiveContentHandler } from './application/receive-content/receive-content.handler';
 import { ReceiveSlots } from './application/receive-slots';
@@ -27,6 +27,7 @@ import { RegisterOutputHandler } from './application/register-output/register-ou
 import { ServeFileHandler } from './application/serve-file/serve-file.handler';
 import { UploadSessions } from './application/upload-sessions';
 import { UploadsProjection } from './application/uploads.projection';
+import { UsableAssetsHandler } from './application/usable-assets/usable-assets.handler';
 import { AssetsController } from './api/assets.controller';
 import { UploadsController } from './api/uploads.controller';
 import { DnsImportNetwork } from './infrastructure/dns-import-network';
@@ -68,7 +69,8 @@ export class AssetsModule {
         GetAssetHandler,
         DeleteAssetHandler,
         ServeFileHandler,
-        InputAssetsHandler,
+        UsableAssetsHandler,
+        OpenAssetHandler,
         RegisterOutputHandler,
         AssetRegistryService,
         { provide: AssetRegistry, useExisting: AssetRegistryService },
