@@ -14,14 +14,14 @@ export interface SupplierJobDoc extends Record<string, unknown> {
   updated_at: string;
 }
 
-const projection = documentProjection<SupplierJobDoc>({
+const projection = documentProjection<SupplierJobDoc, SupplierJobEvent>({
   name: 'suppliers.jobs',
   collection: SUPPLIER_JOBS,
   handles: SUPPLIER_JOB_EVENT_TYPES,
   indexes: [{ keys: { status: 1 } }],
-  documentId: (e) => (e.data as { task_id?: string }).task_id ?? null,
-  evolve(doc, event) {
-    const e = event as unknown as SupplierJobEvent;
+  // A stored event without a task id (never written by this service) changes no document.
+  documentId: (e) => e.data.task_id ?? null,
+  evolve(doc, e) {
     const base: SupplierJobDoc = doc ?? {
       task_id: e.data.task_id,
       account_id: e.data.account_id,
