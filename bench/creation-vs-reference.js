@@ -4,7 +4,7 @@
  * run under the same load:
  *
  *   npm run build && node bench/creation-vs-reference.js [--seconds 10] [--concurrency 32]
- *     [--rate 500] [--rounds 2] [--skip closed,rate]
+ *     [--rate 500] [--rounds 2] [--skip closed,rate] [--servers gensvc,reference]
  *
  * 1. closed loop: `concurrency` connections, each sending POST /v1/quotes then POST /v1/tasks
  *    with the quote just issued, for `seconds` (autocannon, in this process): pairs/s and p99 of
@@ -37,6 +37,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '500' },
     rounds: { type: 'string', default: '2' },
     skip: { type: 'string', default: '' },
+    servers: { type: 'string', default: 'gensvc,reference' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -44,6 +45,7 @@ const CONCURRENCY = Number(args.concurrency);
 const RATE = Number(args.rate);
 const ROUNDS = Number(args.rounds);
 const skip = new Set(args.skip.split(',').filter(Boolean));
+const SERVERS = new Set(args.servers.split(',').filter(Boolean));
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 const QUOTE = JSON.stringify({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'benchmark' } });
 
@@ -87,8 +89,9 @@ async function startGensvc(dir) {
   return { name: 'gensvc', port: s.port, pid: s.server.pid, auth, stop: () => stopServer(s) };
 }
 
-function cpuOf(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU seconds (user + system) of the process, or of its main thread only. */
+function cpuOf(pid, mainThread = false) {
+  const f = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
@@ -132,7 +135,9 @@ async function closedLoop(server, seconds) {
     });
   await run(2, false);
   const c0 = cpuOf(server.pid);
+  const m0 = cpuOf(server.pid, true);
   const r = await run(seconds, true);
+  const pairs = createMs.length;
   return {
     pairs_per_s: +(createMs.length / r.duration).toFixed(1),
     quote_p50_ms: pct(quoteMs, 50),
@@ -140,6 +145,9 @@ async function closedLoop(server, seconds) {
     create_p50_ms: pct(createMs, 50),
     create_p99_ms: pct(createMs, 99),
     server_cores: +((cpuOf(server.pid) - c0) / r.duration).toFixed(2),
+    // CPU per pair: less sensitive to other load on the machine than pairs/s
+    server_cpu_ms_per_pair: pairs ? +((1000 * (cpuOf(server.pid) - c0)) / pairs).toFixed(3) : null,
+    main_thread_cpu_ms_per_pair: pairs ? +((1000 * (cpuOf(server.pid, true) - m0)) / pairs).toFixed(3) : null,
     not_2xx: bad + r.resets,
     errors: r.errors,
   };
@@ -212,7 +220,7 @@ async function main() {
   let n = 0;
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const start of [startGensvc, startReference]) {
+      for (const start of [startGensvc, startReference].filter((f) => SERVERS.has(f === startGensvc ? 'gensvc' : 'reference'))) {
         for (const mode of ['closed', 'rate']) {
           if (skip.has(mode)) continue;
           const server = await start(join(work, String(n++)));

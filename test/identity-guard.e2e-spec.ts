@@ -16,7 +16,7 @@ import {
   loadConfig,
   type Principal,
 } from '@gensvc/shared';
-import { AccountsService, IdentityModule, UploadTokens } from '@gensvc/identity';
+import { CloseAccountHandler, CreateAccountHandler, CreateApiKeyHandler, IdentityModule, RevokeApiKeyHandler, UploadTokens } from '@gensvc/identity';
 import { AllExceptionsFilter } from '../apps/api/src/http/all-exceptions.filter';
 import { requestContextMiddleware } from '../apps/api/src/http/request-context.middleware';
 
@@ -64,7 +64,6 @@ describe('access guard', () => {
   let app: NestExpressApplication;
   let dataDir: string;
   let http: () => ReturnType<typeof request>;
-  let accounts: AccountsService;
   let engine: SubscriptionEngine;
 
   beforeAll(async () => {
@@ -77,7 +76,6 @@ describe('access guard', () => {
     await app.init();
     engine = app.get(SubscriptionEngine);
     await engine.start();
-    accounts = app.get(AccountsService);
     const server = app.getHttpServer();
     http = () => request(server);
   });
@@ -86,8 +84,11 @@ describe('access guard', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  const metadata = () => ({ now: new Date() });
+  const revokeKey = (keyId: string) => app.get(RevokeApiKeyHandler).execute({ type: 'RevokeApiKey', data: { key_id: keyId }, metadata: metadata() });
+
   async function account() {
-    const a = await accounts.createAccount({ name: 'Probe' });
+    const a = await app.get(CreateAccountHandler).execute({ type: 'CreateAccount', data: { name: 'Probe' }, metadata: metadata() });
     await engine.waitFor(a.position);
     return a;
   }
@@ -133,18 +134,18 @@ describe('access guard', () => {
   it('refuses a revoked key at once', async () => {
     const a = await account();
     await http().get('/probe/read').set('Authorization', `Bearer ${a.apiKey}`).expect(200);
-    const r = await accounts.revokeApiKey(a.keyId);
+    const r = await revokeKey(a.keyId);
     await engine.waitFor(r.position);
     await http().get('/probe/read').set('Authorization', `Bearer ${a.apiKey}`).expect(401);
     // a second key of the same account still works
-    const second = await accounts.issueApiKey(a.accountId);
+    const second = await app.get(CreateApiKeyHandler).execute({ type: 'CreateApiKey', data: { account_id: a.accountId }, metadata: metadata() });
     await engine.waitFor(second.position);
     await http().get('/probe/read').set('Authorization', `Bearer ${second.apiKey}`).expect(200);
   });
 
   it('refuses every key of a closed account', async () => {
     const a = await account();
-    const c = await accounts.closeAccount(a.accountId);
+    const c = await app.get(CloseAccountHandler).execute({ type: 'CloseAccount', data: { account_id: a.accountId }, metadata: metadata() });
     await engine.waitFor(c.position);
     await http().get('/probe/read').set('Authorization', `Bearer ${a.apiKey}`).expect(401);
   });
@@ -176,7 +177,7 @@ describe('access guard', () => {
       const a = await account();
       const token = await app.get(UploadTokens).issue({ accountId: a.accountId, connectionId: a.keyId, uploadId: 'up_r', expiresAt: new Date(Date.now() + 60_000) });
       await http().put('/probe/uploads/up_r/content').set('X-Upload-Token', token).expect(200);
-      const r = await accounts.revokeApiKey(a.keyId);
+      const r = await revokeKey(a.keyId);
       await engine.waitFor(r.position);
       await http().put('/probe/uploads/up_r/content').set('X-Upload-Token', token).expect(401);
     });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { SubscriptionEngine } from '@gensvc/shared';
-import { AccountsService, CONSOLE_CLIENT_ID, OAuthClientsService } from '@gensvc/identity';
+import { Clock, SubscriptionEngine } from '@gensvc/shared';
+import { CONSOLE_CLIENT_ID, CreateAccountHandler, CreateApiKeyHandler, RegisterOAuthClientHandler, RevokeApiKeyHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import type { TestApp } from './test-app';
 
@@ -17,8 +17,10 @@ export interface TestAccount {
  * admin CLI uses) and waits until the server's projections know the key, so the next HTTP
  * request authenticates. `credit` (a CNY amount like '100.00') goes through the wallet.
  */
+const metadata = (t: TestApp): { now: Date } => ({ now: t.app.get(Clock).now() });
+
 export async function createAccount(t: TestApp, opts: { name?: string; credit?: string; email?: string; password?: string } = {}): Promise<TestAccount> {
-  const created = await t.app.get(AccountsService).createAccount({ name: opts.name ?? 'Test account', email: opts.email, password: opts.password });
+  const created = await t.app.get(CreateAccountHandler).execute({ type: 'CreateAccount', data: { name: opts.name ?? 'Test account', email: opts.email, password: opts.password }, metadata: metadata(t) });
   const engine = t.app.get(SubscriptionEngine);
   await engine.waitFor(created.position);
   if (opts.credit !== undefined) {
@@ -29,14 +31,14 @@ export async function createAccount(t: TestApp, opts: { name?: string; credit?: 
 
 /** Another API key for an existing account, usable at once. */
 export async function createApiKey(t: TestApp, accountId: string): Promise<{ keyId: string; apiKey: string }> {
-  const issued = await t.app.get(AccountsService).issueApiKey(accountId);
+  const issued = await t.app.get(CreateApiKeyHandler).execute({ type: 'CreateApiKey', data: { account_id: accountId }, metadata: metadata(t) });
   await t.app.get(SubscriptionEngine).waitFor(issued.position);
   return { keyId: issued.keyId, apiKey: issued.apiKey };
 }
 
 /** Revokes a key and waits until the server refuses it. */
 export async function revokeApiKey(t: TestApp, keyId: string): Promise<void> {
-  const revoked = await t.app.get(AccountsService).revokeApiKey(keyId);
+  const revoked = await t.app.get(RevokeApiKeyHandler).execute({ type: 'RevokeApiKey', data: { key_id: keyId }, metadata: metadata(t) });
   await t.app.get(SubscriptionEngine).waitFor(revoked.position);
 }
 
@@ -51,7 +53,7 @@ export async function createOAuthClient(
   opts: { name?: string; redirectUri?: string; public?: boolean } = {},
 ): Promise<{ clientId: string; clientSecret: string | null; redirectUri: string }> {
   const redirectUri = opts.redirectUri ?? 'http://127.0.0.1:9/callback';
-  const created = await t.app.get(OAuthClientsService).register({ name: opts.name ?? 'Test client', redirectUri, public: opts.public ?? false });
+  const created = await t.app.get(RegisterOAuthClientHandler).execute({ type: 'RegisterOAuthClient', data: { name: opts.name ?? 'Test client', redirect_uri: redirectUri, public: opts.public ?? false }, metadata: metadata(t) });
   return { clientId: created.clientId, clientSecret: created.clientSecret, redirectUri };
 }
 

@@ -7,6 +7,7 @@ import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
 import { McpModule } from './mcp/mcp.module';
+import { ProjectorThread } from './projector/projector-thread';
 import { OpenApiModule } from './openapi/openapi.module';
 import { SharedCountersModule } from './rate-limit/rate-limit.module';
 import { RateLimitGuard, SharedCountersThrottlerStorage, throttlerOptions } from './rate-limit/rate-limit.guard';
@@ -36,7 +37,7 @@ export class AppModule {
         ThrottlerModule.forRootAsync({ inject: [AppConfig, SharedCounters], useFactory: (c: AppConfig, counters: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(counters)) }),
         CqrsModule.forRoot(), CatalogueModule, IdentityModule, OperationsModule.forRoot({ http: true }), OpenApiModule, AssetsModule.forRoot(overrides.assets), VoicesModule, SuppliersModule, WalletModule, QuotingModule, TasksModule, McpModule, NotificationsModule],
       // Registered on the root module, so it runs before the access guard of the identity context.
-      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, ProjectorThread],
     };
   }
 }

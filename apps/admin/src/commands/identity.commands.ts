@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { AppError } from '@gensvc/shared';
-import { AccountsService, OAuthClientsService } from '@gensvc/identity';
+import { AppError, Clock } from '@gensvc/shared';
+import { CreateAccountHandler, CreateApiKeyHandler, RegisterOAuthClientHandler, RevokeApiKeyHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import { UsageError, requireFlag, type AdminCommand, type Flags } from '../command';
 
@@ -10,6 +10,8 @@ const optional = (flags: Flags, name: string): string | undefined => {
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} needs a value`);
   return v;
 };
+
+const now = (app: INestApplicationContext): { now: Date } => ({ now: app.get(Clock).now() });
 
 const accountCreate: AdminCommand = {
   words: ['account', 'create'],
@@ -29,7 +31,7 @@ const accountCreate: AdminCommand = {
         throw new AppError('INTERNAL', 'the wallet is not available in this build');
       }
     }
-    const created = await app.get(AccountsService).createAccount({ name, email, password });
+    const created = await app.get(CreateAccountHandler).execute({ type: 'CreateAccount', data: { name, email, password }, metadata: now(app) });
     if (wallet && credit !== undefined) await wallet.credit(created.accountId, credit, 'initial credit');
     return { account_id: created.accountId, api_key: created.apiKey };
   },
@@ -39,7 +41,7 @@ const apiKeyCreate: AdminCommand = {
   words: ['api-key', 'create'],
   usage: 'api-key create --account ID',
   async run(app, flags) {
-    const issued = await app.get(AccountsService).issueApiKey(requireFlag(flags, 'account'));
+    const issued = await app.get(CreateApiKeyHandler).execute({ type: 'CreateApiKey', data: { account_id: requireFlag(flags, 'account') }, metadata: now(app) });
     return { key_id: issued.keyId, api_key: issued.apiKey };
   },
 };
@@ -48,7 +50,7 @@ const apiKeyRevoke: AdminCommand = {
   words: ['api-key', 'revoke'],
   usage: 'api-key revoke --key-id ID',
   async run(app, flags) {
-    const revoked = await app.get(AccountsService).revokeApiKey(requireFlag(flags, 'key-id'));
+    const revoked = await app.get(RevokeApiKeyHandler).execute({ type: 'RevokeApiKey', data: { key_id: requireFlag(flags, 'key-id') }, metadata: now(app) });
     return { key_id: revoked.keyId, revoked: true };
   },
 };
@@ -59,10 +61,10 @@ const oauthClientCreate: AdminCommand = {
   async run(app, flags) {
     const isPublic = flags.public === true || flags.public === 'true';
     if (flags.public !== undefined && typeof flags.public !== 'boolean' && flags.public !== 'true') throw new UsageError('--public takes no value');
-    const created = await app.get(OAuthClientsService).register({
-      name: requireFlag(flags, 'name'),
-      redirectUri: requireFlag(flags, 'redirect-uri'),
-      public: isPublic,
+    const created = await app.get(RegisterOAuthClientHandler).execute({
+      type: 'RegisterOAuthClient',
+      data: { name: requireFlag(flags, 'name'), redirect_uri: requireFlag(flags, 'redirect-uri'), public: isPublic },
+      metadata: now(app),
     });
     return { client_id: created.clientId, client_secret: created.clientSecret };
   },

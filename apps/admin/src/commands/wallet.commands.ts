@@ -1,5 +1,5 @@
 import { AppError } from '@gensvc/shared';
-import { AccountsService } from '@gensvc/identity';
+import { GetAccountHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import { UsageError, requireFlag, type AdminCommand } from '../command';
 
@@ -17,7 +17,7 @@ const walletCredit: AdminCommand = {
     if (!/^\d{1,12}(\.\d{1,6})?$/.test(amount) || /^0+(\.0+)?$/.test(amount)) {
       throw new AppError('VALIDATION_ERROR', '--amount must be a positive CNY amount with at most 6 decimals, like 100.00');
     }
-    if (!(await app.get(AccountsService).describe(accountId))) throw new AppError('NOT_FOUND', `account ${accountId} not found`);
+    if (!(await app.get(GetAccountHandler).execute({ account_id: accountId }))) throw new AppError('NOT_FOUND', `account ${accountId} not found`);
     return app.get(WalletCommands, { strict: false }).credit(accountId, amount, reason);
   },
 };

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import passport from 'passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { ACCESS_RULE, AppError, RequestContexts, type AccessRule, type Principal } from '@gensvc/shared';
-import { Authenticator } from '../application/authenticator';
-import { SignedUploadTokens } from '../application/upload-tokens.service';
+import { Authenticator } from '../application/authenticate/authenticator';
+import { VerifyUploadTokenHandler } from '../application/verify-upload-token/verify-upload-token.handler';
 import { CONSOLE_CLIENT_ID } from '../application/console-client';
 
 const REALM = 'gensvc';
@@ -29,7 +29,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: Authenticator,
-    private readonly uploadTokens: SignedUploadTokens,
+    private readonly uploadTokens: VerifyUploadTokenHandler,
   ) {
     this.passport.use(
       'bearer',
@@ -48,7 +48,7 @@ export class AccessGuard implements CanActivate {
       case 'public':
         return true;
       case 'upload_token': {
-        const principal = await this.uploadTokens.verify(req.header('x-upload-token'), (req.params as Record<string, string | undefined>)?.id);
+        const principal = await this.uploadTokens.execute({ token: req.header('x-upload-token'), upload_id: (req.params as Record<string, string | undefined>)?.id });
         if (!principal) throw new AppError('UNAUTHORIZED', 'a valid X-Upload-Token for this upload is required');
         this.accept(req, principal);
         return true;

@@ -1,19 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError, ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal, ReadStore, SubscriptionEngine } from '@gensvc/shared';
-import { AccountsService } from '../application/accounts.service';
-import { API_KEYS, type ApiKeyDoc } from '../application/read-models';
+import { AppError, Clock, ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal, SubscriptionEngine } from '@gensvc/shared';
+import { CreateApiKeyHandler } from '../application/create-api-key/create-api-key.handler';
+import { GetApiKeyHandler, type ApiKeyView } from '../application/get-api-key/get-api-key.handler';
+import { ListApiKeysHandler } from '../application/list-api-keys/list-api-keys.handler';
+import { RevokeApiKeyHandler } from '../application/revoke-api-key/revoke-api-key.handler';
 import { API_KEYS_OPENAPI } from './api-keys.openapi';
-
-/** An API key as the console lists it (the secret is never stored, so never shown again). */
-export interface ApiKeyView {
-  id: string;
-  status: 'active' | 'revoked';
-  created_at: string;
-  revoked_at: string | null;
-}
-
-const view = (d: ApiKeyDoc): ApiKeyView => ({ id: d._id, status: d.status, created_at: d.issued_at, revoked_at: d.revoked_at });
 
 function positiveInt(raw: unknown, name: string, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -29,6 +21,12 @@ function emptyBody(body: unknown): void {
   }
 }
 
+/** The key as the read model holds it after a change this request waited for. */
+const present = (view: ApiKeyView | null, id: string): ApiKeyView => {
+  if (!view) throw new Error(`API key ${id} is missing from the read model`);
+  return view;
+};
+
 /**
  * The account's API keys, managed from the web console: these routes answer only to an
  * OAuth access token of the console's own client (`@ConsoleOnly`), never to an API key or a
@@ -38,21 +36,21 @@ function emptyBody(body: unknown): void {
 @OpenApiOperations(API_KEYS_OPENAPI)
 export class ApiKeysController {
   constructor(
-    private readonly accounts: AccountsService,
-    private readonly readStore: ReadStore,
+    private readonly listApiKeys: ListApiKeysHandler,
+    private readonly getApiKey: GetApiKeyHandler,
+    private readonly createApiKey: CreateApiKeyHandler,
+    private readonly revokeApiKey: RevokeApiKeyHandler,
     private readonly engine: SubscriptionEngine,
+    private readonly clock: Clock,
   ) {}
 
   @Get()
   @ConsoleOnly('read')
-  async list(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
+  list(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
     for (const k of Object.keys(query)) if (k !== 'page' && k !== 'limit') throw new AppError('VALIDATION_ERROR', `${k}: unknown query parameter`);
     const page = positiveInt(query.page, 'page', 100000, 1);
     const limit = positiveInt(query.limit, 'limit', 100, 30);
-    const docs = await this.readStore
-      .collection<ApiKeyDoc>(API_KEYS)
-      .find({ account_id: p.accountId }, { sort: { issued_at: -1, _id: -1 }, skip: (page - 1) * limit, limit: limit + 1 });
-    return { data: docs.slice(0, limit).map(view), page, limit, has_more: docs.length > limit };
+    return this.listApiKeys.execute({ account_id: p.accountId, page, limit });
   }
 
   @Post()
@@ -62,20 +60,18 @@ export class ApiKeysController {
     // A JSON endpoint: any other Content-Type (form, text, none) is 415 (CONTRACT §5).
     if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json (an empty JSON object)');
     emptyBody(body);
-    const issued = await this.accounts.issueApiKey(p.accountId);
+    const issued = await this.createApiKey.execute({ type: 'CreateApiKey', data: { account_id: p.accountId }, metadata: { now: this.clock.now() } });
     await this.engine.waitFor(issued.position);
-    const doc = await this.readStore.collection<ApiKeyDoc>(API_KEYS).findOne({ _id: issued.keyId });
-    return { ...view(doc!), api_key: issued.apiKey };
+    const view = await this.getApiKey.execute({ account_id: p.accountId, key_id: issued.keyId });
+    return { ...present(view, issued.keyId), api_key: issued.apiKey };
   }
 
   @Delete(':id')
   @ConsoleOnly('create')
   async revoke(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    const keys = this.readStore.collection<ApiKeyDoc>(API_KEYS);
-    const doc = typeof id === 'string' && /^key_[0-9a-z]{10,40}$/i.test(id) ? await keys.findOne({ _id: id }) : null;
-    if (!doc || doc.account_id !== p.accountId) throw new AppError('NOT_FOUND', `API key ${id} not found`);
-    const result = await this.accounts.revokeApiKey(id);
+    if (!(await this.getApiKey.execute({ account_id: p.accountId, key_id: id }))) throw new AppError('NOT_FOUND', `API key ${id} not found`);
+    const result = await this.revokeApiKey.execute({ type: 'RevokeApiKey', data: { key_id: id }, metadata: { now: this.clock.now() } });
     if (result.position !== undefined) await this.engine.waitFor(result.position);
-    return view((await keys.findOne({ _id: id }))!);
+    return present(await this.getApiKey.execute({ account_id: p.accountId, key_id: id }), id);
   }
 }

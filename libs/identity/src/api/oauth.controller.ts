@@ -4,9 +4,13 @@ import session from 'express-session';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import oauth2orize from 'oauth2orize';
 import { AppConfig, Clock, OpenApiOperations, Public, ReadStore, SCOPES, SharedCounters } from '@gensvc/shared';
-import { AccountsService } from '../application/accounts.service';
-import { OAuthClientsService, type OAuthClient } from '../application/oauth-clients.service';
-import { OAuthService } from '../application/oauth.service';
+import { ExchangeAuthorizationCodeHandler } from '../application/exchange-authorization-code/exchange-authorization-code.handler';
+import { clientAuthenticates, FindOAuthClientHandler, type OAuthClient } from '../application/find-oauth-client/find-oauth-client.handler';
+import { GetAccountHandler } from '../application/get-account/get-account.handler';
+import { IssueAuthorizationCodeHandler } from '../application/issue-authorization-code/issue-authorization-code.handler';
+import { RefreshTokensHandler } from '../application/refresh-tokens/refresh-tokens.handler';
+import { RevokeTokenHandler } from '../application/revoke-token/revoke-token.handler';
+import { SignInHandler } from '../application/sign-in/sign-in.handler';
 import { OAuthGrantError } from '../domain/oauth-grant';
 import { ReadStoreSessionStore } from '../infrastructure/read-store-session.store';
 import { consentPage, errorPage, loginPage } from './oauth.views';
@@ -88,11 +92,15 @@ export class OAuthController {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly clients: OAuthClientsService,
-    private readonly accounts: AccountsService,
-    private readonly oauth: OAuthService,
+    private readonly findClient: FindOAuthClientHandler,
+    private readonly getAccount: GetAccountHandler,
+    private readonly signIn: SignInHandler,
+    private readonly issueCode: IssueAuthorizationCodeHandler,
+    private readonly exchangeCode: ExchangeAuthorizationCodeHandler,
+    private readonly refreshTokens: RefreshTokensHandler,
+    private readonly revokeToken: RevokeTokenHandler,
     readStore: ReadStore,
-    clock: Clock,
+    private readonly clock: Clock,
     @Optional() private readonly counters?: SharedCounters,
   ) {
     this.issuer = config.publicBaseUrl;
@@ -111,7 +119,7 @@ export class OAuthController {
     const server = this.server;
     server.serializeClient((client, done) => done(null, client.clientId));
     server.deserializeClient((id: string, done) => {
-      this.clients.find(id).then((c) => done(null, c ?? false), done);
+      this.clients(id).then((c) => done(null, c ?? false), done);
     });
     // PKCE parameters (RFC 7636) ride along with every authorization request.
     server.grant('*', ((req: Request) => ({
@@ -122,23 +130,27 @@ export class OAuthController {
       oauth2orize.grant.code(
         { modes: { query: (txn: { redirectURI: string }, res: Response, params: Record<string, string>) => this.redirect(res, txn.redirectURI, params) } } as never,
         ((client: OAuthClient, redirectURI: string, user: { accountId: string }, _ares: unknown, areq: AuthorizeRequest, done: (err: unknown, code?: string) => void) => {
-          this.oauth
-            .issueCode({ client, accountId: user.accountId, scopes: areq.scope ?? [], redirectUri: redirectURI, codeChallenge: areq.codeChallenge ?? null })
+          this.issueCode
+            .execute({
+              type: 'IssueAuthorizationCode',
+              data: { client_id: client.clientId, account_id: user.accountId, scopes: areq.scope ?? [], redirect_uri: redirectURI, code_challenge: areq.codeChallenge ?? null },
+              metadata: this.commandMetadata(),
+            })
             .then((code) => done(null, code), done);
         }) as never,
       ),
     );
     server.exchange(
       oauth2orize.exchange.authorizationCode(((client: OAuthClient, code: string, redirectURI: string, body: Record<string, unknown>, done: (...a: unknown[]) => void) => {
-        this.oauth
-          .exchangeCode({ client, code, redirectUri: redirectURI, codeVerifier: body.code_verifier })
+        this.exchangeCode
+          .execute({ type: 'ExchangeAuthorizationCode', data: { client_id: client.clientId, code, redirect_uri: redirectURI, code_verifier: body.code_verifier }, metadata: this.commandMetadata() })
           .then((t) => done(null, t.access_token, t.refresh_token, { expires_in: t.expires_in, scope: t.scope }), done);
       }) as never),
     );
     server.exchange(
       oauth2orize.exchange.refreshToken(((client: OAuthClient, refreshToken: string, _scope: unknown, body: Record<string, unknown>, done: (...a: unknown[]) => void) => {
-        this.oauth
-          .refresh({ client, refreshToken, scope: body.scope })
+        this.refreshTokens
+          .execute({ type: 'RefreshTokens', data: { client_id: client.clientId, refresh_token: refreshToken, scope: body.scope }, metadata: this.commandMetadata() })
           .then((t) => done(null, t.access_token, t.refresh_token, { expires_in: t.expires_in, scope: t.scope }), done);
       }) as never),
     );
@@ -208,17 +220,17 @@ export class OAuthController {
       const email = String(body.email ?? '');
       const throttled = this.signInThrottled(req, email);
       if (throttled) {
-        const client = await this.clients.find(txn.client);
+        const client = await this.clients(txn.client);
         res.setHeader('Retry-After', String(throttled));
         res.status(429).type('html').send(
           loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: `Too many failed sign-ins. Try again in ${Math.ceil(throttled / 60)} minutes.`, email }),
         );
         return;
       }
-      const accountId = await this.accounts.verifyLogin(email, String(body.password ?? ''));
+      const accountId = await this.signIn.execute({ email, password: String(body.password ?? '') });
       if (!accountId) {
         this.signInFailed(req, email);
-        const client = await this.clients.find(txn.client);
+        const client = await this.clients(txn.client);
         res.status(401).type('html').send(
           loginPage({ clientName: client?.name ?? 'the application', transactionId: tid, csrf: this.csrf(req), error: 'Email or password is wrong.', email: String(body.email ?? ''), redirectUri: txn.redirectURI }),
         );
@@ -245,7 +257,7 @@ export class OAuthController {
       return;
     }
     const accountId = req.session.accountId;
-    if (!accountId || !(await this.accounts.describe(accountId))) {
+    if (!accountId || !(await this.getAccount.execute({ account_id: accountId }))) {
       await this.renderStep(req, res, tid);
       return;
     }
@@ -279,7 +291,7 @@ export class OAuthController {
       const client = await this.authenticateClient(req);
       const token = (req.body as Record<string, unknown> | undefined)?.token;
       if (typeof token !== 'string' || !token) throw new TokenEndpointError('invalid_request', 'token is required');
-      await this.oauth.revoke({ client, token });
+      await this.revokeToken.execute({ type: 'RevokeToken', data: { client_id: client.clientId, token }, metadata: this.commandMetadata() });
       res.status(200).json({});
     } catch (err) {
       this.tokenError(res, err);
@@ -288,8 +300,17 @@ export class OAuthController {
 
   // ---- authorization endpoint helpers ----
 
+  /** An active OAuth client by id, or null. */
+  private clients(clientId: unknown): Promise<OAuthClient | null> {
+    return this.findClient.execute({ client_id: clientId });
+  }
+
+  private commandMetadata(): { now: Date } {
+    return { now: this.clock.now() };
+  }
+
   private async validateAuthorization(areq: AuthorizeRequest): Promise<{ client?: OAuthClient; redirectUri?: string; error?: Error }> {
-    const client = await this.clients.find(areq.clientID);
+    const client = await this.clients(areq.clientID);
     if (!client) return { error: new oauth2orize.AuthorizationError('Unknown client_id.', 'unauthorized_client') };
     // Exact match with a registered URI; otherwise an error page, never a redirect.
     if (typeof areq.redirectURI !== 'string' || !client.redirectUris.includes(areq.redirectURI)) {
@@ -321,7 +342,7 @@ export class OAuthController {
     if (q.response_type === 'code') return false;
     const clientId = q.client_id;
     const redirectUri = q.redirect_uri;
-    const client = typeof clientId === 'string' ? await this.clients.find(clientId) : null;
+    const client = typeof clientId === 'string' ? await this.clients(clientId) : null;
     if (!client || typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) return false;
     const missing = q.response_type === undefined || q.response_type === '';
     const params: Record<string, string> = missing
@@ -356,12 +377,12 @@ export class OAuthController {
   /** The login form, or the consent form once the session has an account. */
   private async renderStep(req: OAuthRequest, res: Response, tid: string): Promise<void> {
     const txn = req.session.authorize?.[tid];
-    const client = txn ? await this.clients.find(txn.client) : null;
+    const client = txn ? await this.clients(txn.client) : null;
     if (!txn || !client) {
       res.status(400).type('html').send(errorPage('This authorization request is unknown or has expired.'));
       return;
     }
-    const account = req.session.accountId ? await this.accounts.describe(req.session.accountId) : null;
+    const account = req.session.accountId ? await this.getAccount.execute({ account_id: req.session.accountId }) : null;
     const csrf = this.csrf(req);
     if (!account) {
       req.session.accountId = undefined;
@@ -452,8 +473,8 @@ export class OAuthController {
       secret = body.client_secret;
     }
     if (typeof clientId !== 'string' || !clientId) throw this.invalidClient(basic);
-    const client = await this.clients.find(clientId);
-    if (!client || !this.clients.authenticates(client, secret)) throw this.invalidClient(basic);
+    const client = await this.clients(clientId);
+    if (!client || !clientAuthenticates(client, secret)) throw this.invalidClient(basic);
     return client;
   }
 

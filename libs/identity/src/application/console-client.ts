@@ -1,4 +1,4 @@
-import type { OAuthClient } from './oauth-clients.service';
+import type { OAuthClient } from './find-oauth-client/find-oauth-client.handler';
 
 /**
  * The web console is a first-party public OAuth client the service registers for itself:

@@ -392,3 +392,69 @@ describe('SubscriptionEngine filling an empty embedded read store', () => {
     await store.close();
   });
 });
+
+/**
+ * Projections applied by another engine (the projection thread) on the SQLite read store,
+ * which stores each batch's checkpoints with its documents.
+ */
+describe("SubscriptionEngine with projections 'elsewhere'", () => {
+  let events: SqliteEventStore;
+  let readStore: ReadStore;
+  let checkpoints: SqliteCheckpointStore;
+  const engines: SubscriptionEngine[] = [];
+  const engine = (projections: Projection[]) => {
+    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, []));
+    engines.push(e);
+    return e;
+  };
+  beforeAll(() => Logger.overrideLogger(false));
+  beforeEach(() => {
+    events = new SqliteEventStore(':memory:');
+    readStore = SqliteReadStore.open(':memory:');
+    checkpoints = new SqliteCheckpointStore(events.connection);
+  });
+  afterEach(async () => {
+    for (const e of engines.splice(0)) await e.stop();
+    await events.close();
+  });
+
+    it("with projections 'elsewhere' it applies nothing itself and follows the other engine's checkpoints and reports", async () => {
+      await events.appendToStream('order-1', [added('a')]);
+      const runner = engine([orderTotals()]);
+      const reported: bigint[] = [];
+      runner.onProjected((p) => reported.push(p));
+      await runner.start({ reactors: false });
+      const follower = engine([orderTotals()]);
+      await follower.start({ projections: 'elsewhere' });
+      // caught up from the stored checkpoint at start
+      expect(follower.projectedPosition()).toBe(runner.projectedPosition());
+      const r = await events.appendToStream('order-1', [added('b')]);
+      // the runner's report moves the follower on (as the projection thread's messages do)
+      const unsubscribe = runner.onProjected((p) => follower.advance(p));
+      await follower.waitFor(r.position, 3000);
+      unsubscribe();
+      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(r.position);
+      expect((await readStore.collection('order_totals').findOne({ _id: 'order-1' }))!.count).toBe(2);
+      expect(reported[reported.length - 1]).toBeGreaterThanOrEqual(r.position);
+      expect([...reported].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(reported);
+      // without reports, the follower reads the stored checkpoints on its own poll
+      const s = await events.appendToStream('order-2', [added('c')]);
+      await follower.waitFor(s.position, 3000);
+      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(s.position);
+      // advance never moves back
+      follower.advance(0n);
+      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(s.position);
+    });
+
+    it("a follower's start waits until the projections elsewhere reach the head it saw", async () => {
+      for (let i = 0; i < 5; i++) await events.appendToStream(`order-${i}`, [added('a')]);
+      const follower = engine([orderTotals()]);
+      let started = false;
+      const starting = follower.start({ projections: 'elsewhere' }).then(() => (started = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(started).toBe(false);
+      await engine([orderTotals()]).start({ reactors: false });
+      await starting;
+      expect(follower.projectedPosition()).toBe(await events.headPosition());
+    });
+});

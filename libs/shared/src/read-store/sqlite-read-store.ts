@@ -121,6 +121,8 @@ const PENDING_LIMIT = 20_000;
 export class SqliteReadStore extends ReadStore {
   private readonly metas = new Map<string, Meta>();
   private dataVersion = -1;
+  /** `rs_catalogue.version` when the catalogue was read: bumped by triggers at each change of `rs_collections`. */
+  private catalogueVersion = -1;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly writeTxn: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly batches = new AsyncLocalStorage<object>();
@@ -138,6 +140,14 @@ export class SqliteReadStore extends ReadStore {
     db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (
       name TEXT PRIMARY KEY, tbl TEXT NOT NULL UNIQUE,
       arrays TEXT NOT NULL DEFAULT '[]', odd TEXT NOT NULL DEFAULT '[]', search TEXT, indexes TEXT NOT NULL DEFAULT '[]')`);
+    // Commits of other connections (the projection thread, other processes) change
+    // `data_version` all the time; the catalogue itself seldom: a counter kept by triggers
+    // says whether it must be read again.
+    db.exec(`CREATE TABLE IF NOT EXISTS rs_catalogue (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+      INSERT OR IGNORE INTO rs_catalogue (id, version) VALUES (1, 0);
+      CREATE TRIGGER IF NOT EXISTS rs_collections_inserted AFTER INSERT ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
+      CREATE TRIGGER IF NOT EXISTS rs_collections_updated AFTER UPDATE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
+      CREATE TRIGGER IF NOT EXISTS rs_collections_deleted AFTER DELETE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;`);
     this.writeTxn = db.transaction((fn: () => unknown) => fn());
   }
 
@@ -464,6 +474,9 @@ export class SqliteReadStore extends ReadStore {
     const version = this.stmt('PRAGMA data_version').pluck().get() as number;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
+    const catalogue = Number(this.stmt('SELECT version FROM rs_catalogue').pluck().get());
+    if (catalogue === this.catalogueVersion) return;
+    this.catalogueVersion = catalogue;
     this.metas.clear();
     const rows = this.stmt('SELECT name, tbl, arrays, odd, search, indexes FROM rs_collections').all() as {
       name: string;
@@ -488,6 +501,7 @@ export class SqliteReadStore extends ReadStore {
   /** After a rollback the cached catalogue may be ahead of the file: read it again. */
   private forget(): void {
     this.dataVersion = -1;
+    this.catalogueVersion = -1;
     this.refreshedInTxn = false;
   }
 

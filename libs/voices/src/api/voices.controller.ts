@@ -1,8 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
-import { VoicesService } from '../application/voices.service';
+import { Clock, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
+import { DeleteVoiceHandler } from '../application/delete-voice/delete-voice.handler';
+import { GetVoiceHandler } from '../application/get-voice/get-voice.handler';
+import { ListVoicesHandler } from '../application/list-voices/list-voices.handler';
 import { VOICES_OPENAPI } from './voices.openapi';
 
 class VoiceListQuery {
@@ -15,24 +17,29 @@ class VoiceListQuery {
 @Controller('v1/voices')
 @OpenApiOperations(VOICES_OPENAPI)
 export class VoicesController {
-  constructor(private readonly voices: VoicesService) {}
+  constructor(
+    private readonly listVoices: ListVoicesHandler,
+    private readonly getVoice: GetVoiceHandler,
+    private readonly deleteVoice: DeleteVoiceHandler,
+    private readonly clock: Clock,
+  ) {}
 
   @Get()
   @RequireScope('read')
   list(@CurrentPrincipal() p: Principal, @Query() query: VoiceListQuery) {
-    return this.voices.list(p.accountId, { page: query.page ?? 1, limit: query.limit ?? 30, status: query.status });
+    return this.listVoices.execute({ account_id: p.accountId, page: query.page ?? 1, limit: query.limit ?? 30, status: query.status });
   }
 
   @Get(':id')
   @RequireScope('read')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.voices.get(p.accountId, id);
+    return this.getVoice.execute({ account_id: p.accountId, voice_id: id });
   }
 
   @Delete(':id')
   @RequireScope('create')
   @HttpCode(202)
   delete(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.voices.delete(p.accountId, id);
+    return this.deleteVoice.execute({ type: 'DeleteVoice', data: { account_id: p.accountId, voice_id: id }, metadata: { now: this.clock.now() } });
   }
 }
