@@ -4,7 +4,7 @@ import { UploadLimits } from './domain/limits';
 import { AssetIngest } from './application/asset-ingest';
 import { AssetLinks } from './application/asset-links';
 import { AssetRecords } from './application/asset-records';
-import { AssetRegistryService } from './application/asset-registry';
+import { AssetRegistryService } from './application/asset-registry/asset-registry.service';
 import { StorageCleanupReactor } from './application/background/storage-cleanup.reactor';
 import { UploadExpiryJob } from './application/background/upload-expiry.job';
 import { CompleteUploadHandler } from './application/complete-upload/complete-upload.handler';

@@ -13,8 +13,9 @@ import { SupplierJobClaims, supplierJobClaims } from './application/submit-job/s
 import { SupplierJobRunner } from './application/submit-job/supplier-job-runner';
 import { SupplierJobWorker } from './application/submit-job/supplier-job-worker.reactor';
 import { SupplierChannels } from './application/supplier-channel';
-import { ChannelVoiceRemover, SupplierChannelRegistry } from './application/supplier-channel-registry';
-import { SupplierGatewayService } from './application/supplier-gateway';
+import { SupplierChannelRegistry } from './application/supplier-channel-registry';
+import { SupplierGatewayService } from './application/supplier-gateway/supplier-gateway.service';
+import { ChannelVoiceRemover } from './application/supplier-voice-remover/supplier-voice-remover.service';
 import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
 import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
 import { loadSupplierSettings, SupplierSettings } from './supplier-settings';

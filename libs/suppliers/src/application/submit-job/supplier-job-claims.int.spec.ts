@@ -8,7 +8,7 @@ import { CancelJobHandler } from '../cancel-job/cancel-job.handler';
 import { OpenJobsHandler } from '../job-list/open-jobs.handler';
 import type { JobResources } from '../job-outputs';
 import { SupplierChannelRegistry } from '../supplier-channel-registry';
-import { SupplierGatewayService } from '../supplier-gateway';
+import { SupplierGatewayService } from '../supplier-gateway/supplier-gateway.service';
 import { SubmitJobHandler } from './submit-job.handler';
 import { GroupJobClaims, SUPPLIER_JOB_GROUP, SUPPLIER_JOB_MAX_RETRIES } from './supplier-job-claims';
 import { SupplierJobRunner } from './supplier-job-runner';

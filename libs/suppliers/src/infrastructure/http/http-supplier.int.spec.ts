@@ -13,7 +13,7 @@ import { SubmitJobHandler } from '../../application/submit-job/submit-job.handle
 import { LeaseJobClaims } from '../../application/submit-job/supplier-job-claims';
 import { SupplierJobRunner } from '../../application/submit-job/supplier-job-runner';
 import { SupplierChannelRegistry } from '../../application/supplier-channel-registry';
-import { SupplierGatewayService } from '../../application/supplier-gateway';
+import { SupplierGatewayService } from '../../application/supplier-gateway/supplier-gateway.service';
 import { LocalSupplierChannel } from '../local/local-supplier.channel';
 import { LocalSupplierControls } from '../local/local-supplier.controls';
 import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Clock } from '@gensvc/shared';
-import { AssetRegistry, type UsableAsset } from '../contracts/asset-registry';
-import { OpenAssetHandler } from './open-asset/open-asset.handler';
-import { RegisterOutputHandler } from './register-output/register-output.handler';
-import { UsableAssetsHandler } from './usable-assets/usable-assets.handler';
+import { AssetRegistry, type UsableAsset } from '../../contracts/asset-registry';
+import { OpenAssetHandler } from '../open-asset/open-asset.handler';
+import { RegisterOutputHandler } from '../register-output/register-output.handler';
+import { UsableAssetsHandler } from '../usable-assets/usable-assets.handler';
 
 /** The assets context's port for other contexts (quoting, tasks, suppliers), on its use cases. */
 @Injectable()

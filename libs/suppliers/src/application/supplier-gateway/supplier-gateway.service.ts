@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@gensvc/shared';
-import { SupplierGateway, type CancelAnswer, type SupplierJobRequest } from '../contracts/supplier-gateway';
-import { CancelJobHandler } from './cancel-job/cancel-job.handler';
-import { SubmitJobHandler } from './submit-job/submit-job.handler';
+import { SupplierGateway, type CancelAnswer, type SupplierJobRequest } from '../../contracts/supplier-gateway';
+import { CancelJobHandler } from '../cancel-job/cancel-job.handler';
+import { SubmitJobHandler } from '../submit-job/submit-job.handler';
 
 /**
  * The suppliers context as the tasks context sees it (the `SupplierGateway` port): `submit`
