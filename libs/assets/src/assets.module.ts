@@ -2,19 +2,33 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { ModuleDependencies } from '@gensvc/shared';
 import { AssetRegistry } from './contracts/asset-registry';
 import { UploadLimits } from './domain/limits';
-import { AssetLinks } from './application/assets/asset-links';
-import { AssetRecords } from './application/assets/asset-records';
-import { AssetRegistryService } from './application/assets/asset-registry.service';
-import { AssetsService } from './application/assets/assets.service';
+import { AssetIngest } from './application/asset-ingest';
+import { AssetLinks } from './application/asset-links';
+import { AssetRecords } from './application/asset-records';
+import { AssetRegistryService } from './application/asset-registry/asset-registry.service';
 import { StorageCleanupReactor } from './application/background/storage-cleanup.reactor';
-import { UploadAssetsReactor } from './application/background/upload-assets.reactor';
 import { UploadExpiryJob } from './application/background/upload-expiry.job';
-import { ImportNetwork } from './application/import/import-network';
-import { ImportService } from './application/import/import.service';
-import { AssetListProjection, TaskAssetRefsProjection, UploadsProjection } from './application/read-models';
-import { FileServer } from './application/serve-file/file-server';
-import { ReceiveSlots } from './application/uploads/receive-slots';
-import { UploadsService } from './application/uploads/uploads.service';
+import { CompleteUploadHandler } from './application/complete-upload/complete-upload.handler';
+import { UploadAssetsReactor } from './application/complete-upload/upload-assets.reactor';
+import { DeleteAssetHandler } from './application/delete-asset/delete-asset.handler';
+import { TaskAssetRefsProjection } from './application/delete-asset/task-asset-refs.projection';
+import { DirectUploadHandler } from './application/direct-upload/direct-upload.handler';
+import { ExpireUploadsHandler } from './application/expire-uploads/expire-uploads.handler';
+import { GetAssetHandler } from './application/get-asset/get-asset.handler';
+import { GetUploadHandler } from './application/get-upload/get-upload.handler';
+import { ImportAssetHandler } from './application/import-asset/import-asset.handler';
+import { ImportNetwork } from './application/import-asset/import-network';
+import { AssetListProjection } from './application/list-assets/asset-list.projection';
+import { ListAssetsHandler } from './application/list-assets/list-assets.handler';
+import { OpenAssetHandler } from './application/open-asset/open-asset.handler';
+import { PrepareUploadHandler } from './application/prepare-upload/prepare-upload.handler';
+import { ReceiveContentHandler } from './application/receive-content/receive-content.handler';
+import { ReceiveSlots } from './application/receive-slots';
+import { RegisterOutputHandler } from './application/register-output/register-output.handler';
+import { ServeFileHandler } from './application/serve-file/serve-file.handler';
+import { UploadSessions } from './application/upload-sessions';
+import { UploadsProjection } from './application/uploads.projection';
+import { UsableAssetsHandler } from './application/usable-assets/usable-assets.handler';
 import { AssetsController } from './api/assets.controller';
 import { UploadsController } from './api/uploads.controller';
 import { DnsImportNetwork } from './infrastructure/dns-import-network';
@@ -43,11 +57,23 @@ export class AssetsModule {
         { provide: ImportNetwork, useValue: options.importNetwork ?? new DnsImportNetwork() },
         AssetLinks,
         AssetRecords,
-        AssetsService,
-        UploadsService,
-        ImportService,
-        FileServer,
         ReceiveSlots,
+        AssetIngest,
+        UploadSessions,
+        PrepareUploadHandler,
+        ReceiveContentHandler,
+        CompleteUploadHandler,
+        GetUploadHandler,
+        ExpireUploadsHandler,
+        DirectUploadHandler,
+        ImportAssetHandler,
+        ListAssetsHandler,
+        GetAssetHandler,
+        DeleteAssetHandler,
+        ServeFileHandler,
+        UsableAssetsHandler,
+        OpenAssetHandler,
+        RegisterOutputHandler,
         AssetRegistryService,
         { provide: AssetRegistry, useExisting: AssetRegistryService },
         UploadsProjection,

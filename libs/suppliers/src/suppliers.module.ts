@@ -1,41 +1,24 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { AppConfig, ConsumerGroups, LeaseStore, type ModuleDependencies } from '@gensvc/shared';
 import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
+import { CancelJobHandler } from './application/cancel-job/cancel-job.handler';
+import { OpenJobsHandler } from './application/job-list/open-jobs.handler';
+import { SupplierJobsProjection } from './application/job-list/supplier-jobs.projection';
 import { JobResources } from './application/job-outputs';
-import { SupplierCallbacks } from './application/supplier-callbacks';
+import { ReceiveCallbackHandler } from './application/receive-callback/receive-callback.handler';
+import { SubmitJobHandler } from './application/submit-job/submit-job.handler';
+import { SupplierJobClaims, supplierJobClaims } from './application/submit-job/supplier-job-claims';
+import { SupplierJobRunner } from './application/submit-job/supplier-job-runner';
+import { SupplierJobWorker } from './application/submit-job/supplier-job-worker.reactor';
 import { SupplierChannels } from './application/supplier-channel';
-import { ChannelVoiceRemover, SupplierChannelRegistry } from './application/supplier-channel-registry';
-import { SupplierGatewayService } from './application/supplier-gateway.service';
-import { SupplierJobClaims, supplierJobClaims } from './application/supplier-job-claims';
-import { SupplierJobRunner } from './application/supplier-job-runner';
-import { SupplierJobWorker } from './application/supplier-job-worker.reactor';
-import { SupplierJobsProjection } from './application/supplier-jobs.projection';
+import { SupplierChannelRegistry } from './application/supplier-channel-registry';
+import { SupplierGatewayService } from './application/supplier-gateway/supplier-gateway.service';
+import { ChannelVoiceRemover } from './application/supplier-voice-remover/supplier-voice-remover.service';
 import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
 import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
 import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
-
-const PROVIDERS: Provider[] = [
-  { provide: SupplierSettings, useFactory: (config: AppConfig) => loadSupplierSettings(config), inject: [AppConfig] },
-  LocalSupplierControls,
-  JobResources,
-  LocalSupplierChannel,
-  { provide: SupplierChannels, useClass: SupplierChannelRegistry },
-  {
-    // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
-    provide: SupplierJobClaims,
-    useFactory: supplierJobClaims,
-    inject: [ConsumerGroups, LeaseStore, SupplierSettings],
-  },
-  SupplierJobRunner,
-  SupplierJobWorker,
-  SupplierJobsProjection,
-  SupplierCallbacks,
-  SupplierGatewayService,
-  { provide: SupplierGateway, useExisting: SupplierGatewayService },
-  { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
-];
 
 /**
  * Suppliers context: supplier jobs (stream `supplierjob-<task_id>`), the built-in local
@@ -50,7 +33,29 @@ export class SuppliersModule {
       module: SuppliersModule,
       imports: deps.imports,
       controllers: [SupplierCallbacksController],
-      providers: PROVIDERS,
+      providers: [
+        { provide: SupplierSettings, useFactory: (config: AppConfig) => loadSupplierSettings(config), inject: [AppConfig] },
+        LocalSupplierControls,
+        JobResources,
+        LocalSupplierChannel,
+        { provide: SupplierChannels, useClass: SupplierChannelRegistry },
+        {
+          // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
+          provide: SupplierJobClaims,
+          useFactory: supplierJobClaims,
+          inject: [ConsumerGroups, LeaseStore, SupplierSettings],
+        },
+        SupplierJobRunner,
+        SupplierJobWorker,
+        SubmitJobHandler,
+        CancelJobHandler,
+        SupplierJobsProjection,
+        OpenJobsHandler,
+        ReceiveCallbackHandler,
+        SupplierGatewayService,
+        { provide: SupplierGateway, useExisting: SupplierGatewayService },
+        { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
+      ],
       exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover],
     };
   }

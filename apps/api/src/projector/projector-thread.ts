@@ -31,7 +31,6 @@ export class ProjectorThread implements OnApplicationShutdown {
   private worker: Worker | undefined;
   private stopping = false;
   private unsubscribe: (() => void) | undefined;
-  private wakeScheduled = false;
 
   constructor(
     private readonly config: AppConfig,
@@ -45,14 +44,8 @@ export class ProjectorThread implements OnApplicationShutdown {
       throw new Error('PROJECTIONS=thread runs from the built app (npm run build); from the TypeScript sources set PROJECTIONS=inline');
     }
     await this.spawn();
-    this.unsubscribe = this.events.onAppended(() => {
-      if (this.wakeScheduled) return;
-      this.wakeScheduled = true;
-      setImmediate(() => {
-        this.wakeScheduled = false;
-        this.worker?.postMessage('wake' satisfies ToProjector);
-      });
-    });
+    // One message per commit of this process (a commit holds all appends of its batch).
+    this.unsubscribe = this.events.onAppended(() => this.worker?.postMessage('wake' satisfies ToProjector));
   }
 
   async onApplicationShutdown(): Promise<void> {

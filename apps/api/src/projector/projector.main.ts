@@ -23,16 +23,8 @@ async function main(): Promise<void> {
   const engine = new SubscriptionEngine(events, readStore, checkpoints, undefined as never);
   engine.use(ALL_PROJECTIONS.map((P) => new P()));
   const send = (msg: FromProjector) => port.postMessage(msg);
-  // One report per event-loop turn at most: the newest position is all the main thread needs.
-  let reportScheduled = false;
-  engine.onProjected(() => {
-    if (reportScheduled) return;
-    reportScheduled = true;
-    setImmediate(() => {
-      reportScheduled = false;
-      send({ type: 'projected', position: String(engine.projectedPosition()) });
-    });
-  });
+  // A report per projection batch: the waiting commands are answered as soon as it lands.
+  engine.onProjected((position) => send({ type: 'projected', position: String(position) }));
   port.on('message', (msg: ToProjector) => {
     if (msg === 'wake') engine.wake();
     else if (msg === 'stop') {

@@ -1,10 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
-import { AppError, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/shared';
-import { AssetsService } from '../application/assets/assets.service';
-import { ImportService } from '../application/import/import.service';
-import { UploadsService } from '../application/uploads/uploads.service';
+import { AppError, Clock, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/shared';
+import { CompleteUploadHandler } from '../application/complete-upload/complete-upload.handler';
+import { DirectUploadHandler } from '../application/direct-upload/direct-upload.handler';
+import { GetUploadHandler } from '../application/get-upload/get-upload.handler';
+import { ImportAssetHandler } from '../application/import-asset/import-asset.handler';
+import { PrepareUploadHandler } from '../application/prepare-upload/prepare-upload.handler';
+import { ReceiveContentHandler } from '../application/receive-content/receive-content.handler';
 import { ImportUploadDto, PrepareUploadDto } from './dto';
 import { UPLOADS_OPENAPI } from './uploads.openapi';
 
@@ -30,9 +33,13 @@ async function rawBody<T>(req: Request, res: Response, work: () => Promise<T>): 
 @OpenApiOperations(UPLOADS_OPENAPI)
 export class UploadsController {
   constructor(
-    private readonly uploads: UploadsService,
-    private readonly assets: AssetsService,
-    private readonly imports: ImportService,
+    private readonly directUpload: DirectUploadHandler,
+    private readonly importAsset: ImportAssetHandler,
+    private readonly prepareUpload: PrepareUploadHandler,
+    private readonly getUpload: GetUploadHandler,
+    private readonly receiveContent: ReceiveContentHandler,
+    private readonly completeUpload: CompleteUploadHandler,
+    private readonly clock: Clock,
   ) {}
 
   /** Direct upload: raw bytes, Content-Type and X-Filename; 201 with the asset. */
@@ -42,11 +49,10 @@ export class UploadsController {
   @Operation('assets.upload', 'Upload a file directly (raw body)')
   direct(@CurrentPrincipal() p: Principal, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     return rawBody(req, res, () =>
-      this.assets.directUpload(p.accountId, {
-        body: req,
-        contentType: req.headers['content-type'],
-        contentLength: contentLength(req),
-        fileName: req.headers['x-filename'],
+      this.directUpload.execute({
+        type: 'DirectUpload',
+        data: { account_id: p.accountId, body: req, content_type: req.headers['content-type'], content_length: contentLength(req), file_name: req.headers['x-filename'] },
+        metadata: { now: this.clock.now() },
       }),
     );
   }
@@ -56,7 +62,7 @@ export class UploadsController {
   @RequireScope('create')
   @Operation('assets.import', 'Import a file from a public HTTPS address')
   import(@CurrentPrincipal() p: Principal, @Body() body: ImportUploadDto) {
-    return this.imports.import(p.accountId, body);
+    return this.importAsset.execute({ type: 'ImportAsset', data: { account_id: p.accountId, url: body.url, name: body.name }, metadata: { now: this.clock.now() } });
   }
 
   @Post('prepare')
@@ -64,14 +70,26 @@ export class UploadsController {
   @RequireScope('create')
   @Operation('assets.upload.prepare', 'Prepare an upload')
   prepare(@CurrentPrincipal() p: Principal, @Body() body: PrepareUploadDto) {
-    return this.uploads.prepare(p, body);
+    return this.prepareUpload.execute({
+      type: 'PrepareUpload',
+      data: {
+        account_id: p.accountId,
+        connection_id: p.connectionId,
+        name: body.name,
+        mime: body.mime,
+        size: body.size,
+        checksum: body.checksum,
+        idempotency_key: body.idempotency_key,
+      },
+      metadata: { now: this.clock.now() },
+    });
   }
 
   @Get(':id')
   @RequireScope('read')
   @Operation('assets.upload.get', 'Read an upload')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.uploads.get(p.accountId, id);
+    return this.getUpload.execute({ account_id: p.accountId, upload_id: id });
   }
 
   /** Authenticated only by the upload's X-Upload-Token (route parameter `id`). */
@@ -80,7 +98,20 @@ export class UploadsController {
   @UploadTokenAuth()
   @Operation('assets.upload.content', 'Send the file bytes of a prepared upload')
   content(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    return rawBody(req, res, () => this.uploads.receive(p, id, { body: req, contentType: req.headers['content-type'], contentLength: contentLength(req) }));
+    return rawBody(req, res, () =>
+      this.receiveContent.execute({
+        type: 'ReceiveContent',
+        data: {
+          upload_id: id,
+          account_id: p.accountId,
+          token_upload_id: p.kind === 'upload_token' ? (p.uploadId ?? null) : null,
+          body: req,
+          content_type: req.headers['content-type'],
+          content_length: contentLength(req),
+        },
+        metadata: { now: this.clock.now() },
+      }),
+    );
   }
 
   @Post(':id/complete')
@@ -91,6 +122,6 @@ export class UploadsController {
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
       throw new AppError('VALIDATION_ERROR', 'body: must be an empty JSON object');
     }
-    return this.uploads.complete(p.accountId, id);
+    return this.completeUpload.execute({ type: 'CompleteUpload', data: { account_id: p.accountId, upload_id: id }, metadata: { now: this.clock.now() } });
   }
 }

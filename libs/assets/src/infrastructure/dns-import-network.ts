@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { ImportNetwork } from '../application/import/import-network';
+import { ImportNetwork } from '../application/import-asset/import-network';
 
 /** Resolves with the system resolver, connects where it resolved, trusts the system CAs. */
 export class DnsImportNetwork extends ImportNetwork {

@@ -1,8 +1,10 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AppError, OpenApiOperations, Public } from '@gensvc/shared';
-import { Catalogue } from '../domain/catalogue';
-import { modelView, priceViews } from '../application/catalogue.views';
+import { OpenApiOperations, Public } from '@gensvc/shared';
+import { GetModelHandler } from '../application/get-model/get-model.handler';
+import { ListCapabilitiesHandler } from '../application/list-capabilities/list-capabilities.handler';
+import { ListModelsHandler } from '../application/list-models/list-models.handler';
+import { ListPricesHandler } from '../application/list-prices/list-prices.handler';
 import { CATALOGUE_OPENAPI } from './catalogue.openapi';
 
 class ModelListQuery {
@@ -15,34 +17,30 @@ class ModelListQuery {
 @Public()
 @OpenApiOperations(CATALOGUE_OPENAPI)
 export class CatalogueController {
-  constructor(private readonly catalogue: Catalogue) {}
+  constructor(
+    private readonly listModels: ListModelsHandler,
+    private readonly getModel: GetModelHandler,
+    private readonly listCapabilities: ListCapabilitiesHandler,
+    private readonly listPrices: ListPricesHandler,
+  ) {}
 
   @Get('models')
   list(@Query() query: ModelListQuery) {
-    const data = this.catalogue
-      .models()
-      .filter((m) => !query.capability || m.capabilities.includes(query.capability))
-      .filter((m) => !query.modality || m.modality === query.modality)
-      .map((m) => modelView(this.catalogue, m, false));
-    return { data, page: 1, limit: Math.max(1, data.length), has_more: false };
+    return this.listModels.execute({ capability: query.capability, modality: query.modality });
   }
 
   @Get('models/:id')
   get(@Param('id') id: string) {
-    const model = this.catalogue.model(id);
-    if (!model) throw new AppError('NOT_FOUND', `model ${id} not found`);
-    return modelView(this.catalogue, model, true);
+    return this.getModel.execute({ model_id: id });
   }
 
   @Get('capabilities')
   capabilities() {
-    const data = this.catalogue.capabilities();
-    return { data, page: 1, limit: Math.max(1, data.length), has_more: false };
+    return this.listCapabilities.execute();
   }
 
   @Get('prices')
   prices() {
-    const data = this.catalogue.models().flatMap((m) => priceViews(this.catalogue, m));
-    return { data, page: 1, limit: Math.max(1, data.length), has_more: false };
+    return this.listPrices.execute();
   }
 }

@@ -1,5 +1,15 @@
 import type { Catalogue, CatalogueModel } from '../domain/catalogue';
 
+/** A list of the catalogue: everything on one page (the catalogue is small and read-only). */
+export interface CataloguePage<T> {
+  data: T[];
+  page: 1;
+  limit: number;
+  has_more: false;
+}
+
+export const onePage = <T>(data: T[]): CataloguePage<T> => ({ data, page: 1, limit: Math.max(1, data.length), has_more: false });
+
 /** A price as published: `{model, capability, unit, unit_price, currency, pricing_mode, price_version, parameters}`. */
 export function priceViews(catalogue: Catalogue, model: CatalogueModel) {
   return model.pricing.flatMap((p) =>
@@ -16,6 +26,8 @@ export function priceViews(catalogue: Catalogue, model: CatalogueModel) {
   );
 }
 
+export type PriceView = ReturnType<typeof priceViews>[number];
+
 /** A model as published (CONTRACT.md §7); supplier names never leave the service. */
 export function modelView(catalogue: Catalogue, model: CatalogueModel, withSchema: boolean) {
   return {
@@ -29,3 +41,5 @@ export function modelView(catalogue: Catalogue, model: CatalogueModel, withSchem
     prices: priceViews(catalogue, model),
   };
 }
+
+export type ModelView = ReturnType<typeof modelView>;

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError, Public } from '@gensvc/shared';
-import { SupplierCallbacks } from '../application/supplier-callbacks';
+import { AppError, Clock, Public } from '@gensvc/shared';
+import { ReceiveCallbackHandler } from '../application/receive-callback/receive-callback.handler';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../infrastructure/http/callback-security';
 
 /** Largest callback body (outputs may travel inline, base64). */
@@ -15,7 +15,10 @@ const MAX_CALLBACK_BYTES = 96 * 1024 * 1024;
  */
 @Controller('v1/supplier-callbacks')
 export class SupplierCallbacksController {
-  constructor(private readonly callbacks: SupplierCallbacks) {}
+  constructor(
+    private readonly receiveCallback: ReceiveCallbackHandler,
+    private readonly clock: Clock,
+  ) {}
 
   @Post(':token')
   @Public()
@@ -24,7 +27,11 @@ export class SupplierCallbacksController {
     try {
       const declared = Number(req.header('content-length') ?? 0);
       if (declared > MAX_CALLBACK_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'callback body is too large');
-      await this.callbacks.receive(token, { timestamp: req.header(TIMESTAMP_HEADER), signature: req.header(SIGNATURE_HEADER) }, () => rawBody(req));
+      await this.receiveCallback.execute({
+        type: 'ReceiveCallback',
+        data: { token, timestamp: req.header(TIMESTAMP_HEADER), signature: req.header(SIGNATURE_HEADER), body: () => rawBody(req) },
+        metadata: { now: this.clock.now() },
+      });
       return { received: true };
     } catch (err) {
       // Refused before the body was read: close the connection instead of draining it.

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { ConfigError } from '@gensvc/shared';
-import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { CallbackTokens, isLocalBaseUrl } from '../infrastructure/http/callback-security';
 import { HttpSupplierChannel } from '../infrastructure/http/http-supplier.channel';
 import { LocalSupplierChannel } from '../infrastructure/local/local-supplier.channel';
@@ -42,19 +41,5 @@ export class SupplierChannelRegistry extends SupplierChannels {
 
   names(): string[] {
     return [...this.byName.keys()];
-  }
-}
-
-/** Voice deletion at the channel that made the voice (used by the voices context). */
-@Injectable()
-export class ChannelVoiceRemover extends SupplierVoiceRemover {
-  constructor(private readonly channels: SupplierChannels) {
-    super();
-  }
-
-  async remove(supplier: string, supplierVoiceId: string): Promise<void> {
-    const channel = this.channels.get(supplier);
-    if (!channel) return; // a channel no longer configured: nothing can be deleted there
-    await channel.deleteVoice(supplierVoiceId, AbortSignal.timeout(60_000));
   }
 }

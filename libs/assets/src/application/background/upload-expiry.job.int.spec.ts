@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { SystemClock, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
 import { SqliteLeaseStore } from '@gensvc/storage';
 import type { UploadLimits } from '../../domain/limits';
-import type { UploadsService } from '../uploads/uploads.service';
+import type { ExpireUploadsHandler } from '../expire-uploads/expire-uploads.handler';
 import { UploadExpiryJob } from './upload-expiry.job';
 
 /**
@@ -19,10 +19,10 @@ describe('upload expiry timer across processes', () => {
 
   const process = (role: 'all' | 'api' | 'worker' = 'worker') => {
     const passes: number[] = [];
-    const uploads = { expireDue: async () => (passes.push(Date.now()), 0) } as unknown as UploadsService;
+    const expire = { execute: async () => (passes.push(Date.now()), 0) } as unknown as ExpireUploadsHandler;
     const engine = { health: () => ({ started: true }) } as unknown as SubscriptionEngine;
     const leases = new SqliteLeaseStore(join(dir, 'leases.db'));
-    const job = new UploadExpiryJob(uploads, { expirySweepIntervalMs: INTERVAL } as UploadLimits, engine, leases, { processRole: role } as AppConfig);
+    const job = new UploadExpiryJob(expire, { expirySweepIntervalMs: INTERVAL } as UploadLimits, engine, leases, { processRole: role } as AppConfig, new SystemClock());
     job.onApplicationBootstrap();
     return { job, passes, leases, stop: async () => (await job.onApplicationShutdown(), await leases.close()) };
   };

@@ -1,15 +1,15 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, LeaseStore, SubscriptionEngine, runsBackgroundWork } from '@gensvc/shared';
+import { AppConfig, Clock, LeaseStore, SubscriptionEngine, runsBackgroundWork } from '@gensvc/shared';
 import { UploadLimits } from '../../domain/limits';
-import { UploadsService } from '../uploads/uploads.service';
+import { ExpireUploadsHandler } from '../expire-uploads/expire-uploads.handler';
 
 const TIMER_LEASE = 'timer:upload-expiry';
 
 /**
- * Background job: every `expirySweepIntervalMs` marks unfinished uploads past their
- * 15-minute validity as expired (UploadExpired); the storage cleanup then removes their
- * bytes. Reads show `expired` from the deadline on, whether or not the job ran yet. It runs
+ * Background job: every `expirySweepIntervalMs` sends ExpireUploads, which marks unfinished
+ * uploads past their 15-minute validity as expired (UploadExpired); the storage cleanup then
+ * removes their bytes. Reads show `expired` from the deadline on, whether or not the job ran yet. It runs
  * only in processes whose role runs background work (not `api`, not the admin CLI), and
  * fires once across them: a pass runs in the process that holds the `timer:upload-expiry`
  * lease, which its holder renews at every pass and gives back when it stops; another
@@ -23,11 +23,12 @@ export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShu
   private readonly owner = `expiry-${process.pid}-${randomUUID()}`;
 
   constructor(
-    private readonly uploads: UploadsService,
+    private readonly expire: ExpireUploadsHandler,
     private readonly limits: UploadLimits,
     private readonly engine: SubscriptionEngine,
     private readonly leases: LeaseStore,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -53,7 +54,7 @@ export class UploadExpiryJob implements OnApplicationBootstrap, OnApplicationShu
 
   /** One pass; returns how many uploads it expired. */
   sweep(): Promise<number> {
-    this.running ??= this.uploads.expireDue().finally(() => (this.running = undefined));
+    this.running ??= this.expire.execute({ type: 'ExpireUploads', data: {}, metadata: { now: this.clock.now() } }).finally(() => (this.running = undefined));
     return this.running;
   }
 }

@@ -51,7 +51,7 @@ const SAFE_FILE_NAME = /^[\p{L}\p{N} ._()-]{1,200}$/u;
 /**
  * An external supplier over HTTP (libs/suppliers/PROTOCOL.md): submits with an idempotent
  * `PUT /jobs/{task_id}` that carries a service-generated callback address, takes results
- * from signed callbacks (see SupplierCallbacks) and, when none comes, by polling
+ * from signed callbacks (see ReceiveCallbackHandler) and, when none comes, by polling
  * `GET /jobs/{task_id}`; retries 5xx, 408, 429, network errors and timeouts with
  * exponential backoff; asks `POST /jobs/{task_id}/cancel` to cancel. Input assets travel
  * as bytes inside the request: it never hands out a link to the service's own files (a

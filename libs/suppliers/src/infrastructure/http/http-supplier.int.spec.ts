@@ -7,11 +7,14 @@ import { ReadStoreLeaseStore, SqliteEventStore, SqliteReadStore } from '@gensvc/
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { JobResources } from '../../application/job-outputs';
 import { JobInputError } from '../../application/supplier-channel';
-import { SupplierCallbacks } from '../../application/supplier-callbacks';
+import { CancelJobHandler } from '../../application/cancel-job/cancel-job.handler';
+import { OpenJobsHandler } from '../../application/job-list/open-jobs.handler';
+import { ReceiveCallbackHandler } from '../../application/receive-callback/receive-callback.handler';
+import { SubmitJobHandler } from '../../application/submit-job/submit-job.handler';
+import { LeaseJobClaims } from '../../application/submit-job/supplier-job-claims';
+import { SupplierJobRunner } from '../../application/submit-job/supplier-job-runner';
 import { SupplierChannelRegistry } from '../../application/supplier-channel-registry';
-import { SupplierGatewayService } from '../../application/supplier-gateway.service';
-import { LeaseJobClaims } from '../../application/supplier-job-claims';
-import { SupplierJobRunner } from '../../application/supplier-job-runner';
+import { SupplierGatewayService } from '../../application/supplier-gateway/supplier-gateway.service';
 import { LocalSupplierChannel } from '../local/local-supplier.channel';
 import { LocalSupplierControls } from '../local/local-supplier.controls';
 import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';
@@ -27,7 +30,7 @@ const ACCOUNT = 'acc_01test';
  * The HTTP supplier adapter against a stand-in supplier on loopback: the real runner,
  * gateway, callback handling and event store (SQLite in memory); only the other contexts
  * (assets, voices) are fakes. Callbacks reach the service through a small HTTP server that
- * hands the raw body to SupplierCallbacks, as the API's controller does.
+ * hands the raw body to ReceiveCallbackHandler, as the API's controller does.
  */
 describe('HTTP supplier adapter (stand-in supplier)', () => {
   let supplier: StandInSupplier;
@@ -40,7 +43,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
   let outputs: Map<string, { name: string; mime: string; body: Buffer }>;
   let voices: Map<string, { supplierVoiceId: string; name: string; supplier: string }>;
   let channelConfig: HttpChannelConfig;
-  let callbacks: SupplierCallbacks;
+  let callbacks: ReceiveCallbackHandler;
   const catalogue = Catalogue.fromText(catalogueWithHttpChannel('acme'));
   const sample = Buffer.from('RIFF....WAVEfmt sample bytes');
 
@@ -76,11 +79,11 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     const channels = new SupplierChannelRegistry(settings, catalogue, res, new LocalSupplierChannel(controls, res));
     const engine = { health: () => ({ started: true, projected: 0n }), projectedPosition: () => 0n } as unknown as SubscriptionEngine;
     const readStore = SqliteReadStore.open(':memory:');
-    const r = new SupplierJobRunner(store, readStore, engine, clock, channels, new LeaseJobClaims(new ReadStoreLeaseStore(readStore), settings), { processRole: 'all' } as AppConfig);
+    const r = new SupplierJobRunner(store, new OpenJobsHandler(readStore), engine, clock, channels, new LeaseJobClaims(new ReadStoreLeaseStore(readStore), settings), { processRole: 'all' } as AppConfig);
     return {
       runner: r,
-      gateway: new SupplierGatewayService(store, catalogue, clock, settings, channels, controls, r),
-      callbacks: new SupplierCallbacks(settings, channels, r, clock),
+      gateway: new SupplierGatewayService(new SubmitJobHandler(store, catalogue, settings, channels, controls, r), new CancelJobHandler(store, r), clock),
+      callbacks: new ReceiveCallbackHandler(settings, channels, r),
     };
   }
 
@@ -91,7 +94,11 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
       for await (const c of req) chunks.push(c as Buffer);
       const token = (req.url ?? '').replace(/^\/v1\/supplier-callbacks\//, '');
       try {
-        await callbacks.receive(token, { timestamp: req.headers['x-gensvc-timestamp'] as string, signature: req.headers['x-gensvc-signature'] as string }, Buffer.concat(chunks));
+        await callbacks.execute({
+          type: 'ReceiveCallback',
+          data: { token, timestamp: req.headers['x-gensvc-timestamp'] as string, signature: req.headers['x-gensvc-signature'] as string, body: Buffer.concat(chunks) },
+          metadata: { now: new Date() },
+        });
         res.writeHead(200).end('{"received":true}');
       } catch (err) {
         res.writeHead(err instanceof AppError ? (CALLBACK_STATUS[err.code] ?? 500) : 500).end(String((err as Error).message));

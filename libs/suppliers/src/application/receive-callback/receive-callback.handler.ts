@@ -1,0 +1,88 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError, type Command } from '@gensvc/shared';
+import { isTerminal } from '../../domain/supplier-job';
+import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
+import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../../infrastructure/http/http-supplier.channel';
+import { SupplierSettings } from '../../supplier-settings';
+import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
+import { SupplierChannels, type ActiveJob } from '../supplier-channel';
+
+/** POST /v1/supplier-callbacks/{token}: the token of the address, the signature headers and the raw body. */
+export type ReceiveCallbackCommand = Command<
+  'ReceiveCallback',
+  {
+    readonly token: string;
+    readonly timestamp: string | undefined;
+    readonly signature: string | undefined;
+    /**
+     * The raw body, or a loader of it: the address and the headers are checked before a byte
+     * of the body is read, so strangers cannot make the service buffer large bodies.
+     */
+    readonly body: Buffer | (() => Promise<Buffer>);
+  }
+>;
+
+/**
+ * Takes results that external suppliers deliver to `/v1/supplier-callbacks/<token>`:
+ * opens the token (the task), checks the channel's HMAC signature and the timestamp window
+ * over the raw body, then records the reported state like a poll would (serialized with
+ * the job's steps). Unknown tokens answer 404, bad signatures 401; a callback for a job
+ * that already ended is acknowledged and changes nothing.
+ */
+@Injectable()
+export class ReceiveCallbackHandler {
+  private readonly logger = new Logger('SupplierCallbacks');
+  private readonly tokens: CallbackTokens;
+
+  constructor(
+    private readonly settings: SupplierSettings,
+    private readonly channels: SupplierChannels,
+    private readonly runner: SupplierJobRunner,
+  ) {
+    this.tokens = new CallbackTokens(settings.signingSecret);
+  }
+
+  async execute(cmd: ReceiveCallbackCommand): Promise<void> {
+    const { token, body: bodyOrLoader } = cmd.data;
+    const headers = { timestamp: cmd.data.timestamp, signature: cmd.data.signature };
+    const taskId = this.tokens.open(token);
+    if (!taskId) throw new AppError('NOT_FOUND', 'no such callback address');
+    const { state } = await this.runner.load(taskId);
+    if (state.status === 'none' || !state.job) throw new AppError('NOT_FOUND', 'no such callback address');
+    const channel = this.channels.get(state.job.supplier);
+    if (!(channel instanceof HttpSupplierChannel)) throw new AppError('NOT_FOUND', 'no such callback address');
+    const now = cmd.metadata.now.getTime();
+    const early = verifyCallback(channel.config.callbackSecret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
+    if (early !== 'ok' && early !== 'bad_signature') {
+      this.logger.warn({ taskId, check: early }, 'refused a supplier callback');
+      throw new AppError('UNAUTHORIZED', early === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
+    }
+    const body = typeof bodyOrLoader === 'function' ? await bodyOrLoader() : bodyOrLoader;
+    const check = verifyCallback(channel.config.callbackSecret, headers, body, now, this.settings.callbackWindowSeconds);
+    if (check !== 'ok') {
+      this.logger.warn({ taskId, check }, 'refused a supplier callback');
+      throw new AppError('UNAUTHORIZED', check === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
+    }
+    let remote: RemoteJobStatus;
+    try {
+      remote = parseRemoteStatus(JSON.parse(body.toString('utf8')));
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'body: not a job status document');
+    }
+    if (isTerminal(state)) return;
+    await this.runner.exclusive(taskId, async () => {
+      const { state: current } = await this.runner.load(taskId);
+      if (current.status !== 'queued' && current.status !== 'dispatched') return;
+      const ctx = this.runner.context(taskId);
+      ctx.runtime.pollAt = Date.now() + channel.config.pollIntervalMs; // heard from the supplier: no poll needed yet
+      try {
+        await channel.apply(current as ActiveJob, remote, ctx);
+      } catch (err) {
+        this.logger.error({ err, taskId }, 'recording a supplier callback failed; polling instead');
+        ctx.runtime.pollAt = Date.now();
+        this.runner.schedule(taskId);
+        throw new AppError('SERVICE_UNAVAILABLE', 'the result could not be recorded now; it will be fetched again');
+      }
+    });
+  }
+}
