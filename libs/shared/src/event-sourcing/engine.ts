@@ -404,14 +404,43 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     const names = () => this.projections.map((p) => p.name);
     const lowest = () => [...positions.values()].reduce((a, b) => (a < b ? a : b));
     let caughtUp = false;
+    /** Per projection, the position its stored checkpoint holds (as far as this loop knows). */
+    const stored = new Map<string, bigint>();
+    let storedAllAt = 0;
+    /**
+     * Reads the stored checkpoints. A checkpoint this loop left behind (below, only those of
+     * projections that applied an event are stored with each batch) keeps the position
+     * reached in memory; one of another generation (a replay switched its collections in)
+     * or further on (another process applied more) is taken.
+     */
     const load = async () => {
-      const stored = new Map((await checkpoints.find({ _id: { $in: names() } })).map((d) => [d._id, d]));
+      const docs = new Map((await checkpoints.find({ _id: { $in: names() } })).map((d) => [d._id, d]));
       for (const p of this.projections) {
-        const doc = stored.get(p.name);
-        positions.set(p.name, doc ? BigInt(doc.position) : -1n);
-        this.generations.set(p.name, doc?.generation ?? null);
+        const doc = docs.get(p.name);
+        const at = doc ? BigInt(doc.position) : -1n;
+        const generation = doc?.generation ?? null;
+        const mine = positions.get(p.name);
+        stored.set(p.name, at);
+        if (mine !== undefined && this.generations.get(p.name) === generation && mine > at) continue;
+        positions.set(p.name, at);
+        this.generations.set(p.name, generation);
       }
     };
+    const write = async (name: string) => {
+      const at = positions.get(name)!;
+      if (stored.get(name) === at) return;
+      await checkpoints.replaceOne({ _id: name }, { _id: name, position: String(at), generation: this.generations.get(name) ?? null }, { upsert: true });
+      stored.set(name, at);
+    };
+    // On stop, the positions not stored yet are stored (in a transaction of their own).
+    this.flushCheckpoints = () =>
+      this.pauseProjections(async () => {
+        if (!positions.size) return;
+        await this.readStore.transaction!(async () => {
+          await load();
+          for (const p of this.projections) await write(p.name);
+        });
+      });
     return this.loop('projections', () => this.pauseProjections(async () => {
       if (!this.projections.length) {
         this.projected = await this.events.headPosition();
@@ -441,23 +470,29 @@ export class SubscriptionEngine implements OnApplicationShutdown {
       const size = caughtUp ? BATCH : CATCH_UP_BATCH;
       await this.readStore.transaction!(async () => {
         await load();
-        const before = new Map(positions);
+        const applied = new Set<string>();
         const batch = await this.events.readAll({ after: lowest(), maxCount: size });
         read = batch.length;
         for (const event of batch) {
           for (const p of this.projections) {
             if ((positions.get(p.name) ?? -1n) >= event.position) continue;
-            if (p.handles.includes(event.type)) await p.apply(event, target);
+            if (p.handles.includes(event.type)) {
+              await p.apply(event, target);
+              applied.add(p.name);
+            }
             positions.set(p.name, event.position);
           }
         }
-        for (const p of this.projections) {
-          const at = positions.get(p.name)!;
-          if (at === before.get(p.name)) continue;
-          await checkpoints.replaceOne({ _id: p.name }, { _id: p.name, position: String(at), generation: this.generations.get(p.name) ?? null }, { upsert: true });
-        }
+        // The checkpoint of a projection that applied an event is stored with its documents.
+        // One that only skipped events keeps its stored position for up to 250 ms (and until
+        // the first catch-up): a restart or another process then reads those events again
+        // and skips them again, while this loop continues from the position in memory.
+        const all = !caughtUp || Date.now() - storedAllAt >= CHECKPOINT_EVERY_MS;
+        if (all) storedAllAt = Date.now();
+        for (const p of this.projections) if (all || applied.has(p.name)) await write(p.name);
       }).catch(async (err) => {
         positions.clear(); // reloaded from the store on the next step
+        stored.clear();
         throw err;
       });
       this.projected = lowest();

@@ -397,7 +397,7 @@ describe('SubscriptionEngine filling an empty embedded read store', () => {
  * Projections applied by another engine (the projection thread) on the SQLite read store,
  * which stores each batch's checkpoints with its documents.
  */
-describe("SubscriptionEngine with projections 'elsewhere'", () => {
+describe('SubscriptionEngine on the SQLite read store: checkpoints, and projections elsewhere', () => {
   let events: SqliteEventStore;
   let readStore: ReadStore;
   let checkpoints: SqliteCheckpointStore;
@@ -444,6 +444,31 @@ describe("SubscriptionEngine with projections 'elsewhere'", () => {
       // advance never moves back
       follower.advance(0n);
       expect(follower.projectedPosition()).toBeGreaterThanOrEqual(s.position);
+    });
+
+    it('stores the checkpoint of a projection that applied an event with that batch, the others by the time it stops', async () => {
+      const cp = async (name: string) => (await readStore.collection<{ _id: string; position: string }>('projection_checkpoints').findOne({ _id: name }))?.position;
+      const applying = new Recording('applying');
+      const skipping = Object.assign(new Recording('skipping'), { handles: ['SomethingElse'] });
+      const first = engine([applying, skipping]);
+      await first.start();
+      let last = 0n;
+      for (let i = 0; i < 5; i++) {
+        last = (await events.appendToStream('order-1', [added(`i${i}`)])).position;
+        await first.waitFor(last);
+        expect(await cp('applying')).toBe(String(last));
+      }
+      await first.stop();
+      expect(await cp('skipping')).toBe(String(last));
+      // another engine (a restart, another process) continues from them: nothing applied twice
+      const again = new Recording('applying');
+      const second = engine([again, Object.assign(new Recording('skipping'), { handles: ['SomethingElse'] })]);
+      await second.start();
+      expect(again.applied).toEqual([]);
+      const next = await events.appendToStream('order-2', [added('j')]);
+      await second.waitFor(next.position);
+      expect(again.applied).toEqual([next.position]);
+      expect(applying.applied).toHaveLength(5);
     });
 
     it("a follower's start waits until the projections elsewhere reach the head it saw", async () => {

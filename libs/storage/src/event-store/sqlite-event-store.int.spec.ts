@@ -121,6 +121,26 @@ describe('SqliteEventStore group commit', () => {
     expect(all).toHaveLength(5);
   });
 
+  it('sends the next batch while one commits: later batches build on earlier ones, answers come in order', async () => {
+    const answered: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => answered.push(name), (e: Error) => answered.push(`${name}:${e.name}`));
+    const appends: Promise<unknown>[] = [];
+    // one append per event-loop turn, each on top of the one before (expected revision n - 1)
+    for (let n = 0; n < 12; n++) {
+      appends.push(track(`e${n}`, store.appendToStream('p-1', [{ type: 'Step', data: { n } }], { expectedRevision: n === 0 ? 'no_stream' : BigInt(n - 1) })));
+      if (n === 5) appends.push(track('stale', store.appendToStream('p-1', [{ type: 'Stale', data: {} }], { expectedRevision: 0n })));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(appends);
+    expect(answered).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'stale:ConcurrencyError', 'e6', 'e7', 'e8', 'e9', 'e10', 'e11']);
+    const stream = await store.readStream('p-1');
+    expect(stream.map((e) => (e.data as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // the tail and the file agree
+    const again = new SqliteEventStore(join(dir, 'events.db'));
+    expect((await again.readStream('p-1')).map((e) => e.id)).toEqual(stream.map((e) => e.id));
+    await again.close();
+  });
+
   it('rejects an append whose event id already exists without losing its batch neighbours', async () => {
     await store.appendToStream('d-1', [{ type: 'First', data: {}, id: '00000000-0000-4000-8000-000000000001' }]);
     const results = await Promise.allSettled([
