@@ -34,6 +34,22 @@ export abstract class SupplierChannel {
   abandon?(job: JobInfo, signal: AbortSignal): Promise<void>;
   /** Deletes a voice this channel made (voice deletion). */
   abstract deleteVoice(supplierVoiceId: string, signal: AbortSignal): Promise<void>;
+  /** Set when the channel's supplier reports by callback (the HTTP channel). */
+  readonly callbacks?: CallbackReceiver;
+}
+
+/**
+ * What a channel that takes supplier callbacks offers the callback handler: the secret the
+ * signatures are checked with, how to read a reported status and how to record it.
+ */
+export interface CallbackReceiver<Status = unknown> {
+  readonly secret: string;
+  /** The channel's poll interval: after a callback, the next poll waits this long. */
+  readonly pollIntervalMs: number;
+  /** The status in a callback's JSON document; throws when it is none. */
+  parse(document: unknown): Status;
+  /** Records a reported status as a poll would; true when the job ended. */
+  apply(job: ActiveJob, status: Status, ctx: Pick<JobContext, 'record' | 'signal'>): Promise<boolean>;
 }
 
 /** An input the job cannot use (an asset or voice gone, a sample that is not audio). */

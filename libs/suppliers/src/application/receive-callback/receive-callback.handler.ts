@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppError, type Command } from '@gensvc/shared';
 import { isTerminal } from '../../domain/supplier-job';
 import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
-import { HttpSupplierChannel, parseRemoteStatus, type RemoteJobStatus } from '../../infrastructure/http/http-supplier.channel';
 import { SupplierSettings } from '../../supplier-settings';
 import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
 import { SupplierChannels, type ActiveJob } from '../supplier-channel';
@@ -49,23 +48,23 @@ export class ReceiveCallbackHandler {
     if (!taskId) throw new AppError('NOT_FOUND', 'no such callback address');
     const { state } = await this.runner.load(taskId);
     if (state.status === 'none' || !state.job) throw new AppError('NOT_FOUND', 'no such callback address');
-    const channel = this.channels.get(state.job.supplier);
-    if (!(channel instanceof HttpSupplierChannel)) throw new AppError('NOT_FOUND', 'no such callback address');
+    const receiver = this.channels.get(state.job.supplier)?.callbacks;
+    if (!receiver) throw new AppError('NOT_FOUND', 'no such callback address');
     const now = cmd.metadata.now.getTime();
-    const early = verifyCallback(channel.config.callbackSecret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
+    const early = verifyCallback(receiver.secret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
     if (early !== 'ok' && early !== 'bad_signature') {
       this.logger.warn({ taskId, check: early }, 'refused a supplier callback');
       throw new AppError('UNAUTHORIZED', early === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
     }
     const body = typeof bodyOrLoader === 'function' ? await bodyOrLoader() : bodyOrLoader;
-    const check = verifyCallback(channel.config.callbackSecret, headers, body, now, this.settings.callbackWindowSeconds);
+    const check = verifyCallback(receiver.secret, headers, body, now, this.settings.callbackWindowSeconds);
     if (check !== 'ok') {
       this.logger.warn({ taskId, check }, 'refused a supplier callback');
       throw new AppError('UNAUTHORIZED', check === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
     }
-    let remote: RemoteJobStatus;
+    let remote: unknown;
     try {
-      remote = parseRemoteStatus(JSON.parse(body.toString('utf8')));
+      remote = receiver.parse(JSON.parse(body.toString('utf8')));
     } catch {
       throw new AppError('VALIDATION_ERROR', 'body: not a job status document');
     }
@@ -74,9 +73,9 @@ export class ReceiveCallbackHandler {
       const { state: current } = await this.runner.load(taskId);
       if (current.status !== 'queued' && current.status !== 'dispatched') return;
       const ctx = this.runner.context(taskId);
-      ctx.runtime.pollAt = Date.now() + channel.config.pollIntervalMs; // heard from the supplier: no poll needed yet
+      ctx.runtime.pollAt = Date.now() + receiver.pollIntervalMs; // heard from the supplier: no poll needed yet
       try {
-        await channel.apply(current as ActiveJob, remote, ctx);
+        await receiver.apply(current as ActiveJob, remote, ctx);
       } catch (err) {
         this.logger.error({ err, taskId }, 'recording a supplier callback failed; polling instead');
         ctx.runtime.pollAt = Date.now();

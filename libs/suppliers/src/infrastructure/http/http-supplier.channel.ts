@@ -4,7 +4,7 @@ import type { SupplierJobOutput } from '../../contracts/supplier-gateway';
 import type { JobInfo } from '../../domain/supplier-job';
 import type { JobResources } from '../../application/job-outputs';
 import { MAX_INPUT_BYTES } from '../../application/job-outputs';
-import { JobInputError, SupplierChannel, type ActiveJob, type JobContext, type StepResult } from '../../application/supplier-channel';
+import { JobInputError, SupplierChannel, type ActiveJob, type CallbackReceiver, type JobContext, type StepResult } from '../../application/supplier-channel';
 import type { HttpChannelConfig } from '../../supplier-settings';
 import type { CallbackTokens } from './callback-security';
 
@@ -61,6 +61,7 @@ export class HttpSupplierChannel extends SupplierChannel {
   private readonly logger: Logger;
   readonly name: string;
   override readonly deadlineMs?: number;
+  override readonly callbacks: CallbackReceiver<RemoteJobStatus>;
 
   constructor(
     readonly config: HttpChannelConfig,
@@ -73,6 +74,12 @@ export class HttpSupplierChannel extends SupplierChannel {
     this.name = config.name;
     this.deadlineMs = config.deadlineMs;
     this.logger = new Logger(`Supplier:${config.name}`);
+    this.callbacks = {
+      secret: config.callbackSecret,
+      pollIntervalMs: config.pollIntervalMs,
+      parse: parseRemoteStatus,
+      apply: (job, status, ctx) => this.apply(job, status, ctx),
+    };
   }
 
   callbackUrl(taskId: string): string {
