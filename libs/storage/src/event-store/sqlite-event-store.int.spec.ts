@@ -121,7 +121,7 @@ describe('SqliteEventStore group commit', () => {
     expect(all).toHaveLength(5);
   });
 
-  it('sends the next batch while one commits: later batches build on earlier ones, answers come in order', async () => {
+  it('appends of consecutive turns, each on top of the one before, are answered in order, a stale one refused alone', async () => {
     const answered: string[] = [];
     const track = (name: string, p: Promise<unknown>) => p.then(() => answered.push(name), (e: Error) => answered.push(`${name}:${e.name}`));
     const appends: Promise<unknown>[] = [];

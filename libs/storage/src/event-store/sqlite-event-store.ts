@@ -62,29 +62,23 @@ export interface SqliteEventStoreOptions {
  * admin CLI) may use it at once; appends take the write lock (`BEGIN IMMEDIATE`), so the
  * revision check and the insert are one atomic step across processes.
  *
- * - Group commit: the appends requested in one event-loop turn, or while two batches are
- *   with the writer, share one transaction, with full durability (`synchronous = FULL`) and
- *   one fsync per batch. Commits run in a writer thread, so the server keeps serving while
- *   the disk syncs; the next batch waits there, not behind the answer's round trip.
+ * - Group commit: the appends requested while the previous commit runs (or, when idle, in
+ *   one event-loop turn) share one transaction, with full durability (`synchronous = FULL`)
+ *   and one fsync per batch. Commits run in a writer thread, so the server keeps serving
+ *   while the disk syncs.
  * - The newest events stay parsed in memory (`EventTail`): subscriptions and command
  *   handlers read them from there instead of from SQLite. The tail only ever holds a
  *   complete range of the log (events other processes appended are read back before this
  *   process's next events join it), and a stream is served from it only when no other
  *   process has appended since, so every read is as fresh as a read of the file.
  */
-/** Batches of appends with the writer at once (one committing, the next waiting for the lock). */
-const MAX_IN_FLIGHT = 2;
-
 export class SqliteEventStore extends EventStore {
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
   private readonly tail: EventTail;
   private readonly committer: Committer;
   private pending: PendingAppend[] = [];
-  /** Batches sent to the writer and not answered yet (at most MAX_IN_FLIGHT). */
-  private inFlight = 0;
-  /** The newest batch's flush: its predecessors' results are remembered before its own. */
-  private lastFlush: Promise<void> = Promise.resolve();
+  private flushing: Promise<void> | undefined;
   private scheduled = false;
   /** The file's newest position as looked up in this turn of the event loop (see dbHead). */
   private knownHead: bigint | undefined;
@@ -142,29 +136,20 @@ export class SqliteEventStore extends EventStore {
     });
   }
 
-  /**
-   * Flushes at the end of this event-loop turn, unless MAX_IN_FLIGHT batches are with the
-   * writer already (then when one is answered). With one batch committing, the next is sent
-   * at once, so the writer starts it as soon as the first is durable instead of after the
-   * answer's round trip; the writer takes them in order, so a batch's preconditions see the
-   * one before.
-   */
+  /** Flushes at the end of this event-loop turn, unless a commit is running (then after it). */
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT) return;
+    if (this.scheduled || this.flushing) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.pending.length === 0) return;
-      this.inFlight++;
-      const previous = this.lastFlush;
-      this.lastFlush = this.flush(previous).finally(() => {
-        this.inFlight--;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
         if (this.pending.length) this.schedule();
       });
     });
   }
 
-  private async flush(previous: Promise<void>): Promise<void> {
+  private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -185,11 +170,9 @@ export class SqliteEventStore extends EventStore {
     try {
       result = await this.committer.commit(requests);
     } catch (err) {
-      await previous.catch(() => undefined);
       for (const item of batch) item.reject(err);
       return;
     }
-    await previous.catch(() => undefined); // the batch sent before is remembered (and answered) first
     try {
       this.remember(requests, result);
     } catch {
@@ -287,8 +270,8 @@ export class SqliteEventStore extends EventStore {
 
   /** Waits for the appends already requested, then closes the writer and the connection. */
   override async close(): Promise<void> {
-    while (this.inFlight || this.scheduled || this.pending.length) {
-      if (this.inFlight) await this.lastFlush;
+    while (this.flushing || this.scheduled || this.pending.length) {
+      if (this.flushing) await this.flushing;
       else await new Promise((r) => setImmediate(r));
     }
     await this.committer.close();
