@@ -43,5 +43,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Admin CLI inside the container: node dist/apps/admin/src/main.js <command>
-# A 32 MiB young generation: fewer scavenges per request (docs/benchmarks.md)
-CMD ["node", "--max-semi-space-size=32", "dist/apps/api/src/main.js"]
+CMD ["node", "dist/apps/api/src/main.js"]

@@ -111,16 +111,10 @@ const pct = (xs, p) => {
 };
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** Node's options from `npm start` (package.json), so the server runs here as it runs there. */
-const START_NODE_ARGS = (() => {
-  const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
-  return start.slice(1, start.indexOf('dist/apps/api/src/main.js'));
-})();
-
 async function startServer(dataDir, extraEnv = {}) {
   const port = await freePort();
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOCAL_SUPPLIER_DELAY_MS: '600000', RATE_LIMITS: 'off', ...extraEnv };
-  const server = spawn(process.execPath, [...START_NODE_ARGS, ...(process.env.BENCH_SERVER_NODE_ARGS ? process.env.BENCH_SERVER_NODE_ARGS.split(' ') : []), join(root, 'dist/apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ? process.env.BENCH_SERVER_NODE_ARGS.split(' ') : []), join(root, 'dist/apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const t0 = Date.now();
   for (let i = 0; ; i++) {
     const r = await request(port, 'GET', '/health/ready').catch(() => null);
