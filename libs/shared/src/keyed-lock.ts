@@ -22,6 +22,15 @@ export class KeyedLock {
     }
   }
 
+  /** Resolves when the work running or waiting now has finished (failures included), or after `timeoutMs`. */
+  async idle(timeoutMs = Infinity): Promise<void> {
+    const all = Promise.allSettled([...this.tails.values()]);
+    if (timeoutMs === Infinity) return void (await all);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
   /** Keys with work running or waiting (for tests and metrics). */
   get size(): number {
     return this.tails.size;

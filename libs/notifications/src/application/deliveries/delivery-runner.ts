@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig, Clock, EventStore, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
+import { AppConfig, Clock, EventStore, KeyedLock, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
 import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';
@@ -35,7 +35,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly slots = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly chains = new KeyedLock();
   private readonly failures = new Map<string, number>();
   private readonly abort = new AbortController();
   private readonly limiter: Limiter;
@@ -91,7 +91,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     for (const slot of this.slots.values()) clearTimeout(slot.timer);
     this.slots.clear();
     this.abort.abort();
-    await Promise.race([Promise.allSettled([...this.chains.values()]), new Promise((r) => setTimeout(r, 5000).unref())]);
+    await this.chains.idle(5000);
   }
 
   /** Whether this process sends deliveries (its role runs background work and the subscriptions run here). */
@@ -131,14 +131,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   }
 
   private exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(id) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const settled = run.catch(() => undefined);
-    this.chains.set(id, settled);
-    void settled.then(() => {
-      if (this.chains.get(id) === settled) this.chains.delete(id);
-    });
-    return run;
+    return this.chains.run(id, fn);
   }
 
   private async resumeAll(): Promise<void> {

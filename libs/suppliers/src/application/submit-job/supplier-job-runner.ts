@@ -3,6 +3,7 @@ import {
   AppConfig,
   Clock,
   EventStore,
+  KeyedLock,
   RequestContexts,
   SubscriptionEngine,
   handleCommand,
@@ -52,7 +53,7 @@ interface Slot {
 export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SupplierJobs');
   private readonly slots = new Map<string, Slot>();
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly chains = new KeyedLock();
   private readonly runtimes = new Map<string, Record<string, number | boolean | undefined>>();
   private readonly failures = new Map<string, number>();
   private readonly abort = new AbortController();
@@ -103,8 +104,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     for (const slot of this.slots.values()) clearTimeout(slot.timer);
     this.slots.clear();
     this.abort.abort();
-    const pending = [...this.chains.values()];
-    await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, 5000).unref())]);
+    await this.chains.idle(5000);
     // Hand the jobs over at once instead of after the claims' time to live.
     await this.claims.stop().catch((err) => this.logger.warn({ err }, 'handing the supplier jobs over failed'));
   }
@@ -134,14 +134,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
 
   /** Runs `fn` when no other work of the same task runs in this process. */
   exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(taskId) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const settled = run.catch(() => undefined);
-    this.chains.set(taskId, settled);
-    void settled.then(() => {
-      if (this.chains.get(taskId) === settled) this.chains.delete(taskId);
-    });
-    return run;
+    return this.chains.run(taskId, fn);
   }
 
   /** Records a command on a job's stream, stamped with the clock. */
