@@ -143,11 +143,18 @@ export class SqliteReadStore extends ReadStore {
     // Commits of other connections (the projection thread, other processes) change
     // `data_version` all the time; the catalogue itself seldom: a counter kept by triggers
     // says whether it must be read again.
-    db.exec(`CREATE TABLE IF NOT EXISTS rs_catalogue (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-      INSERT OR IGNORE INTO rs_catalogue (id, version) VALUES (1, 0);
-      CREATE TRIGGER IF NOT EXISTS rs_collections_inserted AFTER INSERT ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
-      CREATE TRIGGER IF NOT EXISTS rs_collections_updated AFTER UPDATE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
-      CREATE TRIGGER IF NOT EXISTS rs_collections_deleted AFTER DELETE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;`);
+    // Created once (an open of an existing file writes nothing, so it never waits for the
+    // write lock another process may hold).
+    const hasCatalogueVersion = db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'rs_collections_deleted'").pluck().get();
+    if (!hasCatalogueVersion) {
+      db.exec(`BEGIN IMMEDIATE;
+        CREATE TABLE IF NOT EXISTS rs_catalogue (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+        INSERT OR IGNORE INTO rs_catalogue (id, version) VALUES (1, 0);
+        CREATE TRIGGER IF NOT EXISTS rs_collections_inserted AFTER INSERT ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
+        CREATE TRIGGER IF NOT EXISTS rs_collections_updated AFTER UPDATE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
+        CREATE TRIGGER IF NOT EXISTS rs_collections_deleted AFTER DELETE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
+        COMMIT;`);
+    }
     this.writeTxn = db.transaction((fn: () => unknown) => fn());
   }
 
