@@ -46,6 +46,7 @@ require('reflect-metadata');
 const { Injectable, Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const shared = require(dist('libs', 'shared', 'src'));
+const storageLib = require(dist('libs', 'storage', 'src'));
 const { OperationsModule, ReplayService } = require(entry);
 
 const { values: args } = parseArgs({
@@ -126,7 +127,7 @@ const usage = {
 
 /** Writes the events through a store of its own: commits on this thread, without fsync (filling only). */
 async function fill(file) {
-  const events = new shared.SqliteEventStore(file, undefined, { commits: 'inline', synchronous: 'OFF' });
+  const events = new storageLib.SqliteEventStore(file, undefined, { commits: 'inline', synchronous: 'OFF' });
   const models = ['text-mini', 'image-studio-v2', 'speech-v1', 'voice-clone-std'];
   let n = 0;
   let task = 0;
@@ -162,7 +163,8 @@ async function main() {
   try {
     const config = shared.loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     class Bench {}
-    Module({ imports: [shared.StorageModule.forRoot(config), OperationsModule.forRoot()], providers: [provider(tasks), provider(wallets), provider(usage)] })(Bench);
+    const storage = storageLib.StorageModule.forRoot(config);
+    Module({ imports: [storage, OperationsModule.register({ imports: [storage] })], providers: [provider(tasks), provider(wallets), provider(usage)] })(Bench);
     const app = await NestFactory.createApplicationContext(Bench, { logger: false });
     const t0 = Date.now();
     const total = await fill(join(dataDir, 'events.db'));

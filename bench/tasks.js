@@ -531,8 +531,9 @@ async function fixedRate(s, problems) {
 /** Writes `count` settled or reserved tasks of one account straight into the event store. */
 async function seedTasks(dataDir, accountId, count) {
   const shared = require(join(root, 'dist/libs/shared/src'));
+  const storage = require(join(root, 'dist/libs/storage/src'));
   // seeding only, before the server starts: commits on this thread, without fsync
-  const store = new shared.SqliteEventStore(join(dataDir, 'events.db'), undefined, { commits: 'inline', synchronous: 'OFF' });
+  const store = new storage.SqliteEventStore(join(dataDir, 'events.db'), undefined, { commits: 'inline', synchronous: 'OFF' });
   const base = Date.parse('2026-01-01T00:00:00Z');
   const modalities = [
     ['text-writer-lite', 'text'],

@@ -46,7 +46,7 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
     work = mkdtempSync(join(tmpdir(), 'gensvc-cli-out-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ LOG_LEVEL: 'silent', PROJECTIONS: 'inline', LOCAL_SUPPLIER_DELAY_MS: '1500', DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
+    const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '1500', DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
     app = await createApp(config, { clock });
     await app.listen(port, '127.0.0.1');
     const t = { app, config, dataDir, http: undefined as never, close: async () => undefined };

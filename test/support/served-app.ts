@@ -25,7 +25,7 @@ export async function startServedApp(options: { env?: Record<string, string>; ov
   const dataDir = mkdtempSync(join(tmpdir(), 'gensvc-served-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ LOG_LEVEL: 'silent', PROJECTIONS: 'inline', LOCAL_SUPPLIER_DELAY_MS: '200', ...options.env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
+  const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '200', ...options.env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_BASE_URL: baseUrl });
   const app = await createApp(config, options.overrides);
   await app.listen(port, '127.0.0.1');
   return {

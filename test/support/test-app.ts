@@ -21,7 +21,7 @@ export interface TestApp {
  */
 export async function startTestApp(options: { env?: Record<string, string>; dataDir?: string; overrides?: AppOverrides; port?: number } = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gensvc-e2e-'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', PROJECTIONS: 'inline', LOCAL_SUPPLIER_DELAY_MS: '50', ...options.env, DATA_DIR: dataDir });
+  const config = loadConfig({ LOG_LEVEL: 'silent', LOCAL_SUPPLIER_DELAY_MS: '50', ...options.env, DATA_DIR: dataDir });
   const app = await createApp(config, options.overrides);
   await app.listen(options.port ?? 0, '127.0.0.1');
   const server = app.getHttpServer();

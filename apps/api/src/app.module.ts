@@ -9,7 +9,6 @@ import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
 import { errorStatus } from './http/error-status';
 import { McpModule } from './mcp/mcp.module';
-import { ProjectorThread } from './projector/projector-thread';
 import { OpenApiModule } from './openapi/openapi.module';
 import { SharedCountersModule } from './rate-limit/rate-limit.module';
 import { RateLimitGuard, SharedCountersThrottlerStorage, throttlerOptions } from './rate-limit/rate-limit.guard';
@@ -75,7 +74,7 @@ export class AppModule {
       ],
       // Registered on the root module, so it runs before the access guard of the identity
       // context; it injects the configuration, the counters and identity's Authenticator.
-      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, ProjectorThread],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }
 }

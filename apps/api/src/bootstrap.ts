@@ -15,7 +15,6 @@ import { CORS_PATHS, corsMiddleware } from './http/cors';
 import { PinoNestLogger } from './http/pino-nest-logger';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
-import { ProjectorThread, projectsInThread } from './projector/projector-thread';
 
 /**
  * Builds the HTTP application (used by main.ts and by the e2e tests): middleware, pipes,
@@ -46,11 +45,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   const metrics = app.get(Metrics);
   for (const m of app.get(DeliveryMetrics).all()) metrics.registry.registerMetric(m);
   allowed = allowedMethodsOf(app);
-  // Every role projects (reads and read-your-writes need the read models), in a thread of
-  // its own on the embedded stores; reactors run only where background work runs.
-  const inThread = projectsInThread(config);
-  if (inThread) await app.get(ProjectorThread).start();
-  await app.get(SubscriptionEngine).start({ reactors: runsBackgroundWork(config.processRole), projections: inThread ? 'elsewhere' : 'here' });
+  // Every role projects (reads and read-your-writes need the read models); reactors run
+  // only where background work runs.
+  await app.get(SubscriptionEngine).start({ reactors: runsBackgroundWork(config.processRole) });
   return app;
 }
 

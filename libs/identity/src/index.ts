@@ -16,7 +16,3 @@ export { RevokeTokenHandler } from './application/revoke-token/revoke-token.hand
 export type { TokenResponse } from './application/oauth-grants';
 export { routeTable, type RouteEntry } from './api/route-table';
 export { CONSOLE_CLIENT_ID, CONSOLE_CLIENT_NAME } from './application/console-client';
-
-import { AccountsProjection, ApiKeysProjection, OAuthGrantsProjection, AccessTokensProjection } from './application/authenticate/identity.projections';
-/** The read models this context projects, for a projection runner outside Nest (they take no dependencies). */
-export const IDENTITY_PROJECTIONS = [AccountsProjection, ApiKeysProjection, OAuthGrantsProjection, AccessTokensProjection] as const;

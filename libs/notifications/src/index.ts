@@ -7,8 +7,3 @@ export { WebhookNetwork } from './infrastructure/webhook-network';
 export { DeliveryRunner } from './application/deliveries/delivery-runner';
 /** Webhook metrics in a registry of their own; the API serves them with the service's metrics. */
 export { DeliveryMetrics } from './application/deliveries/delivery-metrics';
-
-import { WebhookDeliveriesProjection } from './application/deliveries/deliveries.projection';
-import { WebhookEndpointsProjection } from './application/endpoints/endpoints.projection';
-/** The read models this context projects, for a projection runner outside Nest (they take no dependencies). */
-export const NOTIFICATIONS_PROJECTIONS = [WebhookDeliveriesProjection, WebhookEndpointsProjection] as const;

@@ -5,7 +5,3 @@ export { ReplayService, type ReplayOptions } from './application/replay/replay.s
 export type { ReplayResult, ReplayState, ReplayStatus, ReplayPhase } from './application/replay/replay-progress';
 export { AdminClient, AdminUnreachableError, adminBaseUrl } from './infrastructure/admin-client';
 export * from './contracts';
-
-import { ReplayHistoryProjection } from './application/replay/replay-history.projection';
-/** The read models this context projects, for a projection runner outside Nest (they take no dependencies). */
-export const OPERATIONS_PROJECTIONS = [ReplayHistoryProjection] as const;

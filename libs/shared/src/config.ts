@@ -35,13 +35,6 @@ export class AppConfig {
    * health and metrics. Every role keeps the projections its reads need.
    */
   readonly processRole!: ProcessRole;
-  /**
-   * Where the projections run on the embedded stores (PROJECTIONS): `thread` (default), a
-   * worker thread of this process that writes the read models while the event loop answers
-   * requests; `inline`, in the event loop itself (the only way when the app runs from its
-   * TypeScript sources, as in tests). With MongoDB or EventStoreDB they run inline.
-   */
-  readonly projections!: ProjectionPlacement;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -63,8 +56,6 @@ export interface RateLimitSettings {
   readonly signInFailuresPerAddress: number;
 }
 export const PROCESS_ROLES = ['all', 'api', 'worker'] as const;
-export const PROJECTION_PLACEMENTS = ['thread', 'inline'] as const;
-export type ProjectionPlacement = (typeof PROJECTION_PLACEMENTS)[number];
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
 
 /** Whether a process of this role serves the public HTTP API. */
@@ -165,12 +156,6 @@ function processRole(env: Env): ProcessRole {
   return raw as ProcessRole;
 }
 
-function projectionPlacement(env: Env): ProjectionPlacement {
-  const raw = env.PROJECTIONS || 'thread';
-  if (!(PROJECTION_PLACEMENTS as readonly string[]).includes(raw)) throw new ConfigError('PROJECTIONS', `must be one of ${PROJECTION_PLACEMENTS.join(', ')}`);
-  return raw as ProjectionPlacement;
-}
-
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = envInt(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -213,6 +198,5 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jsonBodyLimit: envInt(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 16_777_216),
     rateLimits: rateLimits(env),
     processRole: processRole(env),
-    projections: projectionPlacement(env),
   });
 }

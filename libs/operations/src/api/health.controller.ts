@@ -37,6 +37,6 @@ export class HealthController {
     if (!this.engine.health().started) throw new AppError('SERVICE_UNAVAILABLE', 'projections are catching up after start');
     const lag = await countEventsAfter(this.events, this.engine.projectedPosition(), READY_MAX_LAG + 1);
     if (lag > READY_MAX_LAG) throw new AppError('SERVICE_UNAVAILABLE', `projections are catching up (more than ${READY_MAX_LAG} events behind)`);
-    return { status: 'ready', projection_lag: lag, projections: this.engine.health().projections };
+    return { status: 'ready', projection_lag: lag };
   }
 }

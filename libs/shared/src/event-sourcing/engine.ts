@@ -51,14 +51,6 @@ interface Loop {
 }
 
 /**
- * Where this process's projections run: `here`, in the engine's own loop (the default), or
- * `elsewhere`: another thread or process applies them to the shared read store and this
- * engine follows their stored checkpoints (and the positions `advance` reports), so that
- * `waitFor` still gives read-your-writes.
- */
-export type ProjectionMode = 'here' | 'elsewhere';
-
-/**
  * Runs projections and reactors from the event store: the only way events reach read
  * models and sagas. Each subscription keeps a checkpoint and polls the store (woken early
  * by appends of this process), so events written by other processes arrive too.
@@ -83,12 +75,6 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   private flushCheckpoints: (() => Promise<void>) | undefined;
   /** Identifies this engine in replay holds. */
   private readonly instanceId = randomUUID();
-  /** Wakes each running loop before its poll interval ends. */
-  private readonly wakers = new Set<() => void>();
-  /** Told each time the projected position moves forward. */
-  private readonly progressListeners = new Set<(position: bigint) => void>();
-  private reported = -1n;
-  private mode: ProjectionMode = 'here';
 
   constructor(
     private readonly events: EventStore,
@@ -107,13 +93,6 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     const names = [...this.projections, ...this.reactors].map((p) => p.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup) throw new Error(`two subscriptions are named ${dup}`);
-  }
-
-  /** Runs exactly these subscriptions instead of discovering them (an engine outside Nest). */
-  use(projections: readonly Projection[], reactors: readonly Reactor[] = []): void {
-    if (this.started) throw new Error('the subscriptions are running');
-    this.projections = [...projections];
-    this.reactors = [...reactors];
   }
 
   listProjections(): readonly Projection[] {
@@ -206,20 +185,11 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     }
   }
 
-  /**
-   * Starts the projection loop (or, with `projections: 'elsewhere'`, a loop that follows the
-   * stored checkpoints) and one loop per reactor. Resolves once projections caught up.
-   */
-  async start(options: { reactors?: boolean; projections?: ProjectionMode } = {}): Promise<void> {
+  /** Starts the projection loop and one loop per reactor. Resolves once projections caught up. */
+  async start(options: { reactors?: boolean } = {}): Promise<void> {
     if (this.started) return;
     this.started = true;
     if (!this.projections.length && !this.reactors.length) this.discover();
-    this.mode = options.projections ?? 'here';
-    if (this.mode === 'elsewhere') {
-      await new Promise<void>((resolve) => this.loops.push(this.followLoop(resolve)));
-      if (options.reactors !== false) for (const r of this.reactors) this.loops.push(this.reactorLoop(r));
-      return;
-    }
     const target = targetOf(this.readStore);
     // On the embedded store, projections that never ran (an empty read.db: a first start, an
     // upgrade, a projection added) fill their collections first and get their indexes (but
@@ -252,34 +222,13 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     });
   }
 
-  /**
-   * Projections elsewhere applied everything up to `position` (a report of the thread or
-   * process that runs them): resolves the waiters up to there. Never moves back.
-   */
-  advance(position: bigint): void {
-    if (position <= this.projected) return;
-    this.projected = position;
-    this.release();
-  }
-
-  /** Calls `listener` with the projected position each time it moves forward; returns the unsubscribe. */
-  onProjected(listener: (position: bigint) => void): () => void {
-    this.progressListeners.add(listener);
-    return () => this.progressListeners.delete(listener);
-  }
-
-  /** Runs every loop now instead of at the end of its poll interval (events were appended elsewhere). */
-  wake(): void {
-    for (const w of [...this.wakers]) w();
-  }
-
   /** Position the projections have applied (-1n before any). */
   projectedPosition(): bigint {
     return this.projected;
   }
 
-  health(): { started: boolean; projected: bigint; projections: ProjectionMode; lastError?: string } {
-    return { started: this.started, projected: this.projected, projections: this.mode, lastError: this.lastError };
+  health(): { started: boolean; projected: bigint; lastError?: string } {
+    return { started: this.started, projected: this.projected, lastError: this.lastError };
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -506,35 +455,6 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   }
 
   /**
-   * Projections applied elsewhere (`start({ projections: 'elsewhere' })`): reads their stored
-   * checkpoints every poll interval (and when woken) and moves the projected position to the
-   * lowest; `advance` moves it between polls. Caught up once it reaches the head the store
-   * had when the loop started.
-   */
-  private followLoop(onCaughtUp: () => void): Loop {
-    const checkpoints = this.readStore.collection<{ _id: string; position: string }>(CHECKPOINTS);
-    let target: bigint | undefined;
-    return this.loop(
-      'projections (followed)',
-      async () => {
-        target ??= await this.events.headPosition();
-        let lowest: bigint;
-        if (!this.projections.length) lowest = await this.events.headPosition();
-        else {
-          const names = this.projections.map((p) => p.name);
-          const stored = new Map((await checkpoints.find({ _id: { $in: names } })).map((d) => [d._id, BigInt(d.position)]));
-          lowest = names.map((n) => stored.get(n) ?? -1n).reduce((a, b) => (a < b ? a : b));
-        }
-        this.advance(lowest);
-        if (this.projected >= target) onCaughtUp();
-        return false;
-      },
-      undefined,
-      false,
-    );
-  }
-
-  /**
    * One loop per reactor. An exclusive reactor steps only while this process holds its lease
    * (`reactor:<name>`, renewed as it runs): one process across those sharing the stores runs
    * it. A process that takes it over (the holder stopped or died) reads the stored checkpoint
@@ -608,12 +528,10 @@ export class SubscriptionEngine implements OnApplicationShutdown {
    * Runs `step` until stopped: again at once while it reports more work, otherwise on the
    * next append of this process or after the poll interval. Failures back off and retry.
    */
-  private loop(name: string, step: () => Promise<boolean>, onStop?: () => Promise<void>, wakeOnAppend = true): Loop {
+  private loop(name: string, step: () => Promise<boolean>, onStop?: () => Promise<void>): Loop {
     let stopped = false;
     let wake: (() => void) | undefined;
-    const waker = () => wake?.();
-    const unsubscribe = wakeOnAppend ? this.events.onAppended(waker) : () => undefined;
-    this.wakers.add(waker);
+    const unsubscribe = this.events.onAppended(() => wake?.());
     let failures = 0;
     const done = (async () => {
       while (!stopped) {
@@ -646,7 +564,6 @@ export class SubscriptionEngine implements OnApplicationShutdown {
         stopped = true;
         wake?.();
         unsubscribe();
-        this.wakers.delete(waker);
         await done;
         await onStop?.();
       },
@@ -655,9 +572,5 @@ export class SubscriptionEngine implements OnApplicationShutdown {
 
   private release(): void {
     for (const w of [...this.waiters]) if (this.projected >= w.position) w.resolve();
-    if (this.projected > this.reported) {
-      this.reported = this.projected;
-      for (const l of this.progressListeners) l(this.projected);
-    }
   }
 }

@@ -393,11 +393,8 @@ describe('SubscriptionEngine filling an empty embedded read store', () => {
   });
 });
 
-/**
- * Projections applied by another engine (the projection thread) on the SQLite read store,
- * which stores each batch's checkpoints with its documents.
- */
-describe('SubscriptionEngine on the SQLite read store: checkpoints, and projections elsewhere', () => {
+/** On the SQLite read store, which stores each batch's checkpoints with its documents. */
+describe('SubscriptionEngine on the SQLite read store: checkpoints', () => {
   let events: SqliteEventStore;
   let readStore: ReadStore;
   let checkpoints: SqliteCheckpointStore;
@@ -417,34 +414,6 @@ describe('SubscriptionEngine on the SQLite read store: checkpoints, and projecti
     for (const e of engines.splice(0)) await e.stop();
     await events.close();
   });
-
-    it("with projections 'elsewhere' it applies nothing itself and follows the other engine's checkpoints and reports", async () => {
-      await events.appendToStream('order-1', [added('a')]);
-      const runner = engine([orderTotals()]);
-      const reported: bigint[] = [];
-      runner.onProjected((p) => reported.push(p));
-      await runner.start({ reactors: false });
-      const follower = engine([orderTotals()]);
-      await follower.start({ projections: 'elsewhere' });
-      // caught up from the stored checkpoint at start
-      expect(follower.projectedPosition()).toBe(runner.projectedPosition());
-      const r = await events.appendToStream('order-1', [added('b')]);
-      // the runner's report moves the follower on (as the projection thread's messages do)
-      const unsubscribe = runner.onProjected((p) => follower.advance(p));
-      await follower.waitFor(r.position, 3000);
-      unsubscribe();
-      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(r.position);
-      expect((await readStore.collection('order_totals').findOne({ _id: 'order-1' }))!.count).toBe(2);
-      expect(reported[reported.length - 1]).toBeGreaterThanOrEqual(r.position);
-      expect([...reported].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(reported);
-      // without reports, the follower reads the stored checkpoints on its own poll
-      const s = await events.appendToStream('order-2', [added('c')]);
-      await follower.waitFor(s.position, 3000);
-      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(s.position);
-      // advance never moves back
-      follower.advance(0n);
-      expect(follower.projectedPosition()).toBeGreaterThanOrEqual(s.position);
-    });
 
     it('stores the checkpoint of a projection that applied an event with that batch, the others by the time it stops', async () => {
       const cp = async (name: string) => (await readStore.collection<{ _id: string; position: string }>('projection_checkpoints').findOne({ _id: name }))?.position;
@@ -471,15 +440,4 @@ describe('SubscriptionEngine on the SQLite read store: checkpoints, and projecti
       expect(applying.applied).toHaveLength(5);
     });
 
-    it("a follower's start waits until the projections elsewhere reach the head it saw", async () => {
-      for (let i = 0; i < 5; i++) await events.appendToStream(`order-${i}`, [added('a')]);
-      const follower = engine([orderTotals()]);
-      let started = false;
-      const starting = follower.start({ projections: 'elsewhere' }).then(() => (started = true));
-      await new Promise((r) => setTimeout(r, 300));
-      expect(started).toBe(false);
-      await engine([orderTotals()]).start({ reactors: false });
-      await starting;
-      expect(follower.projectedPosition()).toBe(await events.headPosition());
-    });
 });
