@@ -2,6 +2,7 @@ export * from './errors';
 export * from './money';
 export * from './ids';
 export * from './keyed-lock';
+export * from './keyed-timers';
 export * from './clock';
 export * from './config';
 export * from './logger';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig, Clock, EventStore, KeyedLock, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
+import { AppConfig, Clock, EventStore, KeyedLock, KeyedTimers, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
 import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';
@@ -34,7 +34,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 @Injectable()
 export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  private readonly slots = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly timers = new KeyedTimers((id) => void this.exclusive(id, () => this.step(id)), MAX_SLEEP_MS);
   private readonly chains = new KeyedLock();
   private readonly failures = new Map<string, number>();
   private readonly abort = new AbortController();
@@ -79,17 +79,14 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     };
     this.bootTimer = setTimeout(tick, 0);
     this.bootTimer.unref();
-    this.stopWatchingClock = this.clock.onJump(() => {
-      for (const id of [...this.slots.keys()]) this.schedule(id, 0);
-    });
+    this.stopWatchingClock = this.clock.onJump(() => this.timers.fireAllNow());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.stopWatchingClock?.();
     if (this.bootTimer) clearTimeout(this.bootTimer);
-    for (const slot of this.slots.values()) clearTimeout(slot.timer);
-    this.slots.clear();
+    this.timers.clear();
     this.abort.abort();
     await this.chains.idle(5000);
   }
@@ -101,20 +98,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
 
   /** Looks at the delivery after `delayMs` (default now), or earlier if already due earlier. */
   schedule(deliveryId: string, delayMs = 0): void {
-    if (!this.active) return;
-    const at = Date.now() + Math.max(0, delayMs);
-    const existing = this.slots.get(deliveryId);
-    if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(
-      () => {
-        this.slots.delete(deliveryId);
-        void this.exclusive(deliveryId, () => this.step(deliveryId));
-      },
-      Math.min(Math.max(0, at - Date.now()), MAX_SLEEP_MS),
-    );
-    timer.unref();
-    this.slots.set(deliveryId, { at, timer });
+    if (this.active) this.timers.schedule(deliveryId, delayMs);
   }
 
   /** Looks at every open delivery of an endpoint now (after it was disabled or deleted). */
@@ -127,7 +111,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
 
   /** Work in flight (tests and the benchmark wait for it to drain). */
   get busy(): number {
-    return this.slots.size + this.chains.size;
+    return this.timers.size + this.chains.size;
   }
 
   private exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {

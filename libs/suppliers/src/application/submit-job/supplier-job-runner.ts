@@ -4,6 +4,7 @@ import {
   Clock,
   EventStore,
   KeyedLock,
+  KeyedTimers,
   RequestContexts,
   SubscriptionEngine,
   handleCommand,
@@ -24,10 +25,6 @@ import { SupplierJobClaims } from './supplier-job-claims';
  */
 const MAX_SLEEP_MS = 60_000;
 
-interface Slot {
-  at: number;
-  timer: NodeJS.Timeout;
-}
 
 /**
  * Runs supplier jobs: a per-task scheduler over the event store. Whenever a job is due it
@@ -52,7 +49,7 @@ interface Slot {
 @Injectable()
 export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SupplierJobs');
-  private readonly slots = new Map<string, Slot>();
+  private readonly timers = new KeyedTimers((taskId) => void this.exclusive(taskId, () => this.step(taskId)), MAX_SLEEP_MS);
   private readonly chains = new KeyedLock();
   private readonly runtimes = new Map<string, Record<string, number | boolean | undefined>>();
   private readonly failures = new Map<string, number>();
@@ -92,17 +89,14 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     };
     this.bootTimer = setTimeout(tick, 0);
     this.bootTimer.unref();
-    this.stopWatchingClock = this.clock.onJump(() => {
-      for (const taskId of [...this.slots.keys()]) this.schedule(taskId, 0);
-    });
+    this.stopWatchingClock = this.clock.onJump(() => this.timers.fireAllNow());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.stopWatchingClock?.();
     if (this.bootTimer) clearTimeout(this.bootTimer);
-    for (const slot of this.slots.values()) clearTimeout(slot.timer);
-    this.slots.clear();
+    this.timers.clear();
     this.abort.abort();
     await this.chains.idle(5000);
     // Hand the jobs over at once instead of after the claims' time to live.
@@ -116,20 +110,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
 
   /** Looks at the job at `at` (default now), or earlier if already due earlier. */
   schedule(taskId: string, delayMs = 0): void {
-    if (!this.active) return;
-    const at = Date.now() + Math.max(0, delayMs);
-    const existing = this.slots.get(taskId);
-    if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(
-      () => {
-        this.slots.delete(taskId);
-        void this.exclusive(taskId, () => this.step(taskId));
-      },
-      Math.min(Math.max(0, at - Date.now()), MAX_SLEEP_MS),
-    );
-    timer.unref();
-    this.slots.set(taskId, { at, timer });
+    if (this.active) this.timers.schedule(taskId, delayMs);
   }
 
   /** Runs `fn` when no other work of the same task runs in this process. */
@@ -233,9 +214,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     void this.claims.finished(taskId).catch((err) => this.logger.warn({ err, taskId }, 'giving a job claim up failed'));
     this.runtimes.delete(taskId);
     this.failures.delete(taskId);
-    const slot = this.slots.get(taskId);
-    if (slot) clearTimeout(slot.timer);
-    this.slots.delete(taskId);
+    this.timers.cancel(taskId);
   }
 
   private async step(taskId: string): Promise<void> {
