@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isIpLiteral } from '@gensvc/assets/contracts';
+import { isIpLiteral, pinnedLookup, resolveCheckedHost } from '@gensvc/shared';
 import { refusedWebhookAddress } from '../application/endpoints/webhook-address';
 import { NotificationSettings } from '../notification-settings';
 import { WebhookNetwork } from './webhook-network';
@@ -40,28 +39,17 @@ export class WebhookSender {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const url = new URL(req.url);
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    let addresses: string[];
-    if (isIpLiteral(url.hostname)) addresses = [host];
-    else {
-      try {
-        addresses = await this.network.resolve(host);
-      } catch (err) {
-        return { statusCode: null, durationMs: elapsed(), error: `${host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? 'error'})`, kind: 'network_error' };
+    const checked = await resolveCheckedHost(url, (name) => this.network.resolve(name), (a) => refusedWebhookAddress(a, this.settings.allowLocal));
+    const host = checked.host;
+    if (!checked.ok) {
+      if (checked.reason === 'unresolved') {
+        return { statusCode: null, durationMs: elapsed(), error: `${host} could not be resolved (${(checked.error as NodeJS.ErrnoException).code ?? 'error'})`, kind: 'network_error' };
       }
+      if (checked.reason === 'no_address') return { statusCode: null, durationMs: elapsed(), error: `${host} has no address`, kind: 'network_error' };
+      return { statusCode: null, durationMs: elapsed(), error: `refused address: ${host} resolves to ${checked.address}, which is not a public address (${checked.why})`, kind: 'refused_address' };
     }
-    if (!addresses.length) return { statusCode: null, durationMs: elapsed(), error: `${host} has no address`, kind: 'network_error' };
-    for (const a of addresses) {
-      const why = refusedWebhookAddress(a, this.settings.allowLocal);
-      if (why) return { statusCode: null, durationMs: elapsed(), error: `refused address: ${host} resolves to ${a}, which is not a public address (${why})`, kind: 'refused_address' };
-    }
-    const address = addresses[0];
-    const family = isIP(address) === 6 ? 6 : 4;
-    const lookup: LookupFunction = (_name, options, callback) => {
-      const cb = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
-      if ((options as { all?: boolean }).all) cb(null, [{ address, family }]);
-      else cb(null, address, family);
-    };
+    const address = checked.addresses[0];
+    const lookup = pinnedLookup(address);
     const timeout = AbortSignal.timeout(this.settings.attemptTimeoutMs);
     const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const https = url.protocol === 'https:';

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { isIP, type LookupFunction } from 'node:net';
 
 /**
  * The one guard for outbound connections to addresses a user chose (imports, webhook
@@ -61,4 +62,45 @@ export function refusedHostName(host: string, options: { allowLoopback?: boolean
   const name = host.replace(/\.$/, '').toLowerCase();
   if (options.allowLoopback && (name === 'localhost' || name.endsWith('.localhost'))) return false;
   return !name.includes('.') || name === 'localhost' || /\.(localhost|local|internal|intranet|home\.arpa|lan)$/.test(name);
+}
+
+/** What `resolveCheckedHost` found: the URL's host with its addresses, all allowed, or why not. */
+export type CheckedHost =
+  | { readonly ok: true; readonly host: string; readonly addresses: readonly string[] }
+  | { readonly ok: false; readonly host: string; readonly reason: 'unresolved'; readonly error: unknown }
+  | { readonly ok: false; readonly host: string; readonly reason: 'no_address' }
+  | { readonly ok: false; readonly host: string; readonly reason: 'refused'; readonly address: string; readonly why: string };
+
+/**
+ * Resolves a URL's host (an IP literal stands for itself) and checks every address with
+ * `refuse` (`refusedAddress` or a stricter rule): the connection then goes to one of these
+ * addresses only, through `pinnedLookup`, so a second DNS answer cannot redirect it.
+ */
+export async function resolveCheckedHost(url: URL, resolve: (host: string) => Promise<string[]>, refuse: (address: string) => string | null): Promise<CheckedHost> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: string[];
+  if (isIpLiteral(url.hostname)) addresses = [host];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch (error) {
+      return { ok: false, host, reason: 'unresolved', error };
+    }
+  }
+  if (!addresses.length) return { ok: false, host, reason: 'no_address' };
+  for (const address of addresses) {
+    const why = refuse(address);
+    if (why) return { ok: false, host, reason: 'refused', address, why };
+  }
+  return { ok: true, host, addresses };
+}
+
+/** A `lookup` for `http(s).request` that answers `address` for any name (the address that was checked). */
+export function pinnedLookup(address: string): LookupFunction {
+  const family = isIP(address) === 6 ? 6 : 4;
+  return (_name, options, callback) => {
+    const cb = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+    if ((options as { all?: boolean }).all) cb(null, [{ address, family }]);
+    else cb(null, address, family);
+  };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
-import { isIpLiteral, refusedAddress, refusedHostName } from './address-guard';
+import { isIpLiteral, pinnedLookup, refusedAddress, refusedHostName, resolveCheckedHost } from './address-guard';
 
 const octet = fc.integer({ min: 0, max: 255 });
 const ipv4 = fc.tuple(octet, octet, octet, octet).map((o) => o.join('.'));
@@ -90,5 +90,33 @@ describe('address guard (shared by imports and webhook deliveries)', () => {
     for (const n of ['localhost', 'LOCALHOST.', 'a.localhost', 'printer.local', 'db.internal', 'intranet', 'nas.home.arpa', 'box.lan']) expect(refusedHostName(n)).toBe(true);
     expect(refusedHostName('example.com')).toBe(false);
     expect(refusedHostName('localhost', { allowLoopback: true })).toBe(false);
+  });
+});
+
+describe('resolveCheckedHost and pinnedLookup', () => {
+  const resolver = (answers: Record<string, string[]>) => async (host: string) => {
+    if (!(host in answers)) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return answers[host];
+  };
+
+  it('an IP literal stands for itself; a name resolves; every address is checked', async () => {
+    expect(await resolveCheckedHost(new URL('https://[2606:4700::1111]/x'), resolver({}), refusedAddress)).toEqual({ ok: true, host: '2606:4700::1111', addresses: ['2606:4700::1111'] });
+    expect(await resolveCheckedHost(new URL('https://example.com/'), resolver({ 'example.com': ['93.184.216.34'] }), refusedAddress)).toEqual({ ok: true, host: 'example.com', addresses: ['93.184.216.34'] });
+    expect(await resolveCheckedHost(new URL('https://mixed.example/'), resolver({ 'mixed.example': ['93.184.216.34', '10.0.0.1'] }), refusedAddress)).toMatchObject({ ok: false, reason: 'refused', address: '10.0.0.1', why: expect.any(String) });
+  });
+
+  it('says when the name does not resolve or has no address', async () => {
+    expect(await resolveCheckedHost(new URL('https://nowhere.example/'), resolver({}), refusedAddress)).toMatchObject({ ok: false, host: 'nowhere.example', reason: 'unresolved' });
+    expect(await resolveCheckedHost(new URL('https://empty.example/'), resolver({ 'empty.example': [] }), refusedAddress)).toEqual({ ok: false, host: 'empty.example', reason: 'no_address' });
+  });
+
+  it('pinnedLookup answers the checked address for any name, one or all', () => {
+    const lookup = pinnedLookup('2606:4700::1111');
+    const one = jest.fn();
+    const all = jest.fn();
+    lookup('other.example', {}, one);
+    lookup('other.example', { all: true }, all);
+    expect(one).toHaveBeenCalledWith(null, '2606:4700::1111', 6);
+    expect(all).toHaveBeenCalledWith(null, [{ address: '2606:4700::1111', family: 6 }]);
   });
 });

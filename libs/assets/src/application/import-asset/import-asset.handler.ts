@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { AppError, type Command } from '@gensvc/shared';
+import { AppError, pinnedLookup, resolveCheckedHost, type Command } from '@gensvc/shared';
 import { checkImportUrl, isIpLiteral, refusedAddress } from '../../domain/address-policy';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
@@ -91,28 +90,15 @@ export class ImportAssetHandler {
 
   /** One request to a checked address; resolves with the response head. */
   private async fetch(url: URL, signal: AbortSignal): Promise<IncomingMessage> {
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    let addresses: string[];
-    if (isIpLiteral(url.hostname)) addresses = [host];
-    else {
-      try {
-        addresses = await this.network.resolve(host);
-      } catch {
-        throw failed(`${host} could not be resolved`);
-      }
+    const checked = await resolveCheckedHost(url, (name) => this.network.resolve(name), (a) => refusedAddress(a));
+    const host = checked.host;
+    if (!checked.ok) {
+      if (checked.reason === 'unresolved') throw failed(`${host} could not be resolved`);
+      if (checked.reason === 'no_address') throw failed(`${host} has no address`);
+      throw new AppError('IMPORT_URL_FORBIDDEN', `url: ${host} resolves to ${checked.address}, which is not a public address (${checked.why})`);
     }
-    if (!addresses.length) throw failed(`${host} has no address`);
-    for (const a of addresses) {
-      const why = refusedAddress(a);
-      if (why) throw new AppError('IMPORT_URL_FORBIDDEN', `url: ${host} resolves to ${a}, which is not a public address (${why})`);
-    }
-    const dial = this.network.dialTarget(addresses[0], 443);
-    const family = isIP(dial.address) === 6 ? 6 : 4;
-    const lookup: LookupFunction = (_name, options, callback) => {
-      const cb = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
-      if ((options as { all?: boolean }).all) cb(null, [{ address: dial.address, family }]);
-      else cb(null, dial.address, family);
-    };
+    const dial = this.network.dialTarget(checked.addresses[0], 443);
+    const lookup = pinnedLookup(dial.address);
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = httpsRequest(
         {
