@@ -1,8 +1,8 @@
-import { AppError } from '../errors';
+import { AppError, ConcurrencyError } from '../errors';
 import { KeyedLock } from '../keyed-lock';
 import type { Decider } from './decider';
 import { randomUUID } from 'node:crypto';
-import { CommandHandler } from './command-handler';
+import { CommandHandler, handleCommand, startCommand } from './command-handler';
 import { SqliteEventStore } from '@gensvc/storage';
 import type { AppendOptions, AppendResult } from './event-store.port';
 import type { DomainEvent, NewEvent } from './event';
@@ -118,6 +118,34 @@ describe('CommandHandler on a store with pipelined appends (the embedded one)', 
     const results = await Promise.allSettled([h.handle('p-3', add(1, 3)), h.handle('p-3', add(1, 3))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(await total('p-3')).toBe(3);
+  });
+});
+
+describe('a fresh stream (named after an id made just now)', () => {
+  let store: SqliteEventStore;
+  beforeEach(() => (store = new SqliteEventStore(':memory:')));
+  afterEach(() => store.close());
+  const add = (n: number, max: number): Cmd => ({ type: 'Add', data: { n, max } });
+
+  it('is not read before the first decision', async () => {
+    const reads = jest.spyOn(store, 'readStream');
+    const r = await handleCommand(store, 'f-1', counter, add(2, 10), { fresh: true });
+    expect(r.state).toBe(2);
+    expect(reads).not.toHaveBeenCalled();
+    const started = await startCommand(store, 'f-2', counter, add(3, 10), { fresh: true });
+    await started.committed;
+    expect(reads).not.toHaveBeenCalled();
+    expect((await store.readStream<Ev>('f-2')).map((e) => e.data.n)).toEqual([3]);
+  });
+
+  it('when the guess is wrong (the stream exists), handleCommand reads it and decides again, and startCommand fails its precondition', async () => {
+    await handleCommand(store, 'f-3', counter, add(5, 10));
+    const r = await handleCommand(store, 'f-3', counter, add(4, 10), { fresh: true });
+    expect(r.state).toBe(9);
+    await expect(handleCommand(store, 'f-3', counter, add(4, 10), { fresh: true })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const started = await startCommand(store, 'f-3', counter, add(1, 10), { fresh: true });
+    await expect(started.committed).rejects.toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream<Ev>('f-3')).map((e) => e.data.n)).toEqual([5, 4]);
   });
 });
 

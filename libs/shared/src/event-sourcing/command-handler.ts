@@ -21,6 +21,12 @@ export interface HandleOptions {
   /** Retries on concurrency conflicts (re-read, re-decide). Default 10. */
   readonly retries?: number;
   readonly metadata?: Partial<EventMetadata>;
+  /**
+   * The stream is named after an id made just now (random, never handed out): nothing can be
+   * stored on it yet, so the first attempt does not read it and decides on the initial state.
+   * The append still expects no stream, so a wrong guess is a conflict like any other.
+   */
+  readonly fresh?: boolean;
 }
 
 /**
@@ -36,7 +42,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
 ): Promise<HandleResult<State, Event>> {
   const retries = options.retries ?? 10;
   for (let attempt = 0; ; attempt++) {
-    const recorded = await store.readStream<Event>(stream);
+    const recorded = options.fresh && attempt === 0 ? [] : await store.readStream<Event>(stream);
     let state = decider.initialState();
     for (const r of recorded) state = decider.evolve(state, { type: r.type, data: r.data } as Event);
     const revision = recorded.length ? recorded[recorded.length - 1].revision : -1n;
@@ -100,10 +106,11 @@ export async function startCommand<State, Command, Event extends DomainEvent>(
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  options: { after?: readonly string[]; metadata?: Partial<EventMetadata> } = {},
+  options: { after?: readonly string[]; metadata?: Partial<EventMetadata>; fresh?: boolean } = {},
 ): Promise<StartedCommand<State, Event>> {
   if (!store.pipelinedAppends) throw new Error('startCommand needs a store with pipelined appends');
-  const { state: base, revision } = await loadAggregate(store, stream, decider);
+  // A fresh stream (see HandleOptions.fresh) is not read: its append expects no stream.
+  const { state: base, revision } = options.fresh ? { state: decider.initialState(), revision: -1n } : await loadAggregate(store, stream, decider);
   const events = decider.decide(command, base);
   if (events.length === 0) return { state: base, events, committed: Promise.resolve(undefined) };
   const newEvents = withIds(events, options.metadata);

@@ -20,9 +20,12 @@ export class TaskStore {
     return { state: r.state, events: r.events, position: r.position };
   }
 
-  /** A command queued after the events named by `after`, without waiting for the commit (pipelined appends). */
-  begin(taskId: string, command: TaskCommand, after: readonly string[]): Promise<StartedCommand<TaskState, TaskEvent>> {
-    return startCommand(this.events, streamName(TASK_STREAM, taskId), taskDecider, command, { after });
+  /**
+   * A command queued after the events named by `after`, without waiting for the commit
+   * (pipelined appends). `fresh`: the task id was made just now, so its stream is not read.
+   */
+  begin(taskId: string, command: TaskCommand, after: readonly string[], options: { fresh?: boolean } = {}): Promise<StartedCommand<TaskState, TaskEvent>> {
+    return startCommand(this.events, streamName(TASK_STREAM, taskId), taskDecider, command, { after, fresh: options.fresh });
   }
 
   now(): Date {

@@ -54,7 +54,8 @@ export class IssueQuoteHandler {
 
   async execute(cmd: IssueQuoteCommand): Promise<QuoteResponse> {
     const { terms } = await this.price(cmd);
-    await handleCommand(this.events, streamName(QUOTE_STREAM, terms.quote_id), quoteDecider, { type: 'IssueQuote', data: terms, metadata: { now: this.clock.now() } });
+    // The quote id was made just now: its stream is not read first.
+    await handleCommand(this.events, streamName(QUOTE_STREAM, terms.quote_id), quoteDecider, { type: 'IssueQuote', data: terms, metadata: { now: this.clock.now() } }, { fresh: true });
     return quoteResponse(terms);
   }
 

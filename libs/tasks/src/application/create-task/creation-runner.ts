@@ -80,7 +80,7 @@ export class TaskCreationRunner {
     steps.push(funds.committed);
     const now = this.tasks.now();
     const data = taskCreatedData(intent, quote.quote, now.toISOString());
-    const created = await this.tasks.begin(taskId, { type: 'CreateTask', data, metadata: { now } }, [funds.eventId]);
+    const created = await this.tasks.begin(taskId, { type: 'CreateTask', data, metadata: { now } }, [funds.eventId], { fresh: true });
     steps.push(created.committed);
     const stored = await Promise.allSettled(steps);
     // A failed precondition hands over; any other failure (I/O) is the request's error, and
