@@ -75,6 +75,13 @@ export abstract class ReadStore {
    * rebuild and switch this way. Stores without it (MongoDB) leave it undefined.
    */
   transaction?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Capability of stores that can tell cheaply whether documents changed (the embedded SQLite
+   * store): a number equal at two calls only if no document of `collections` changed in
+   * between, in this process or another. A cache of documents read after taking it stays
+   * exact while it is unchanged. Stores without it (MongoDB) leave it undefined: read again.
+   */
+  changeStamp?(collections: readonly string[]): number;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 }

@@ -134,6 +134,10 @@ export class SqliteReadStore extends ReadStore {
   private insertSeq = 0;
   /** The catalogue was read inside the running write transaction (no other writer can change it). */
   private refreshedInTxn = false;
+  /** Change stamps (see `changeStamp`): a clock, when each collection last changed here, when anything may have changed. */
+  private changeClock = 0;
+  private readonly changedAt = new Map<string, number>();
+  private anythingChangedAt = 0;
 
   private constructor(readonly db: Database.Database) {
     super();
@@ -187,12 +191,32 @@ export class SqliteReadStore extends ReadStore {
         this.metas.delete(from);
         this.metas.set(to, { ...source, name: to });
       }
+      this.changed(from);
+      this.changed(to);
     });
   }
 
   override async listCollections(): Promise<string[]> {
     this.refresh();
     return [...this.metas.keys()];
+  }
+
+  /**
+   * Equal at two calls only if no document of `collections` changed in between: writes of
+   * this process are counted per collection as they reach the connection (or a transaction's
+   * pending documents); a commit of another connection (`data_version`) or a rollback counts
+   * as a change of everything.
+   */
+  override changeStamp(collections: readonly string[]): number {
+    this.refresh();
+    let stamp = this.anythingChangedAt;
+    for (const c of collections) stamp = Math.max(stamp, this.changedAt.get(c) ?? 0);
+    return stamp;
+  }
+
+  /** Records that documents of `name` changed just now (called right after the change). */
+  changed(name: string): void {
+    this.changedAt.set(name, ++this.changeClock);
   }
 
   override async ping(): Promise<void> {
@@ -378,6 +402,7 @@ export class SqliteReadStore extends ReadStore {
       this.track(meta, d.doc!);
       if (meta.search) this.indexSearch(meta, Number(rowid), d.doc!);
     }
+    this.changed(name);
   }
 
   /** Adds a document's text to the collection's search index. */
@@ -414,6 +439,7 @@ export class SqliteReadStore extends ReadStore {
     this.run('DELETE FROM rs_collections WHERE name = ?', meta.name);
     this.metas.delete(meta.name);
     this.forgetStatements(meta.tbl);
+    this.changed(meta.name);
   }
 
   /** Records the paths of `doc` that hold arrays, objects or booleans (persisted when new). */
@@ -481,6 +507,7 @@ export class SqliteReadStore extends ReadStore {
     const version = this.stmt('PRAGMA data_version').pluck().get() as number;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
+    this.anythingChangedAt = ++this.changeClock;
     const catalogue = Number(this.stmt('SELECT version FROM rs_catalogue').pluck().get());
     if (catalogue === this.catalogueVersion) return;
     this.catalogueVersion = catalogue;
@@ -507,6 +534,7 @@ export class SqliteReadStore extends ReadStore {
 
   /** After a rollback the cached catalogue may be ahead of the file: read it again. */
   private forget(): void {
+    this.anythingChangedAt = ++this.changeClock;
     this.dataVersion = -1;
     this.catalogueVersion = -1;
     this.refreshedInTxn = false;
@@ -825,6 +853,7 @@ class SqliteCollection implements Collection<Doc> {
       if (hit.matches) {
         hit.d.doc = jsonCopy({ ...doc, _id: hit.d.doc!._id });
         hit.d.dirty = true;
+        this.store.changed(this.name);
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
@@ -853,6 +882,7 @@ class SqliteCollection implements Collection<Doc> {
         applyUpdateFast(next, stripOnInsert(update));
         hit.d.doc = jsonCopy({ ...next, _id: hit.d.doc!._id });
         hit.d.dirty = true;
+        this.store.changed(this.name);
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
@@ -909,6 +939,7 @@ class SqliteCollection implements Collection<Doc> {
       if (!hit.matches) return { deleted: 0 };
       hit.d.doc = null;
       hit.d.dirty = true;
+      this.store.changed(this.name);
       return { deleted: 1 };
     }
     this.store.flush(this.name);
@@ -1006,6 +1037,7 @@ class SqliteCollection implements Collection<Doc> {
     p.meta ??= this.store.ensure(this.name);
     d.doc = jsonCopy(doc);
     this.store.markInserted(d);
+    this.store.changed(this.name);
   }
 
   /** How many rows the filter's substring search names, counting to `SEARCH_MANY` at most. */
@@ -1082,6 +1114,7 @@ class SqliteCollection implements Collection<Doc> {
     }
     this.store.track(meta, doc);
     if (meta.search) this.indexSearch(meta, Number(rowid), doc);
+    this.store.changed(this.name);
   }
 
   private replace(meta: Meta, row: Row, next: Doc): void {
@@ -1098,11 +1131,13 @@ class SqliteCollection implements Collection<Doc> {
         this.indexSearch(meta, row.rowid, next);
       }
     }
+    this.store.changed(this.name);
   }
 
   private remove(meta: Meta, row: Row): void {
     this.store.run(`DELETE FROM ${meta.tbl} WHERE rowid = ?`, row.rowid);
     if (meta.search) this.store.run(`DELETE FROM ${meta.search.fts} WHERE rowid = ?`, row.rowid);
+    this.store.changed(this.name);
   }
 
   private indexSearch(meta: Meta, rowid: number, doc: Doc): void {
