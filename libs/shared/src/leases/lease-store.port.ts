@@ -15,6 +15,12 @@ export abstract class LeaseStore {
    * processes. Returns whether `owner` now holds the key.
    */
   abstract acquire(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Renews for `ttlMs` from now each of `keys` whose claim is still `owner`'s (expired or not,
+   * as long as nobody took it since), in one step for the whole set rather than one write per
+   * key. Returns the keys `owner` holds now; the others were taken or released.
+   */
+  abstract renew(keys: readonly string[], owner: string, ttlMs: number): Promise<Set<string>>;
   /** Gives `key` back if `owner` holds it (idempotent). */
   abstract release(key: string, owner: string): Promise<void>;
   /** Current holder of `key`, or null when free or expired. */

@@ -24,6 +24,32 @@ leaseStoreContract('SQLite file (embedded; two connections as two processes)', a
   };
 });
 
+describe('SqliteLeaseStore renewals', () => {
+  it('renews a set larger than one statement takes (chunks of 500 keys, one transaction)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-leases-'));
+    const c = clock();
+    const a = new SqliteLeaseStore(join(dir, 'leases.db'), c.now);
+    const b = new SqliteLeaseStore(join(dir, 'leases.db'), c.now);
+    try {
+      const keys = Array.from({ length: 1_234 }, (_, i) => `k${i}`);
+      for (const k of keys) expect(await a.acquire(k, 'p1', 1_000)).toBe(true);
+      expect(await b.acquire('k1233', 'p2', 1_000)).toBe(false);
+      c.advance(1_000);
+      expect(await b.acquire('k1000', 'p2', 1_000)).toBe(true); // expired and taken meanwhile
+      const held = await b.renew(keys, 'p1', 1_000);
+      expect(held.size).toBe(keys.length - 1);
+      expect(held.has('k1000')).toBe(false);
+      c.advance(900);
+      expect(await b.acquire('k1233', 'p2', 1_000)).toBe(false);
+      expect(await b.acquire('k0', 'p2', 1_000)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 leaseStoreContract('read store (in-memory, one process)', async () => {
   const c = clock();
   const store = SqliteReadStore.open(':memory:');

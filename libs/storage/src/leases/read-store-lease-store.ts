@@ -40,6 +40,12 @@ export class ReadStoreLeaseStore extends LeaseStore {
     }
   }
 
+  async renew(keys: readonly string[], owner: string, ttlMs: number): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    await this.docs.updateMany({ _id: { $in: [...keys] }, owner }, { $set: { expires_at: this.now() + ttlMs } });
+    return new Set((await this.docs.find({ _id: { $in: [...keys] }, owner })).map((d) => d._id));
+  }
+
   async release(key: string, owner: string): Promise<void> {
     await this.docs.deleteOne({ _id: key, owner });
   }

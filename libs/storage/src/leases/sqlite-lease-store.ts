@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LeaseStore } from '@gensvc/shared';
 
+const RENEW_CHUNK = 500;
+
 /**
  * Leases in a SQLite file (embedded default: `DATA_DIR/leases.db`), shared by every process
  * on that data directory. Each claim is one `INSERT ... ON CONFLICT DO UPDATE ... WHERE`
@@ -39,6 +41,23 @@ export class SqliteLeaseStore extends LeaseStore {
   async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
     return this.claim.run({ key, owner, expires: now + ttlMs, now }).changes === 1;
+  }
+
+  /** One transaction; the keys go in chunks of 500 (SQLite's limit on parameters is higher). */
+  async renew(keys: readonly string[], owner: string, ttlMs: number): Promise<Set<string>> {
+    const held = new Set<string>();
+    const expires = this.now() + ttlMs;
+    this.db.transaction(() => {
+      for (let i = 0; i < keys.length; i += RENEW_CHUNK) {
+        const chunk = keys.slice(i, i + RENEW_CHUNK);
+        const renewed = this.db
+          .prepare(`UPDATE leases SET expires_at = ? WHERE owner = ? AND key IN (${chunk.map(() => '?').join(', ')}) RETURNING key`)
+          .pluck()
+          .all(expires, owner, ...chunk) as string[];
+        for (const k of renewed) held.add(k);
+      }
+    }).immediate();
+    return held;
   }
 
   async release(key: string, owner: string): Promise<void> {

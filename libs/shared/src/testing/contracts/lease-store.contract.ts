@@ -47,6 +47,24 @@ export function leaseStoreContract(name: string, makeFixture: () => Promise<Leas
       expect(await f.b.acquire(k, 'p2', 1_000)).toBe(false);
     });
 
+    it('renews a set of keys at once: those still the owner\'s, expired or not, and says which', async () => {
+      const [mine, late, taken, released, never] = [key(), key(), key(), key(), key()];
+      for (const k of [mine, late, taken, released]) expect(await f.a.acquire(k, 'p1', 1_000)).toBe(true);
+      await f.a.release(released, 'p1');
+      f.advance(1_000);
+      expect(await f.b.acquire(taken, 'p2', 1_000)).toBe(true); // expired, and taken by another
+      f.advance(500);
+      const held = await f.b.renew([mine, late, taken, released, never], 'p1', 1_000);
+      expect([...held].sort()).toEqual([mine, late].sort());
+      expect(await f.a.holder(mine)).toEqual({ owner: 'p1', expiresAt: expect.any(Number) });
+      expect((await f.a.holder(taken))!.owner).toBe('p2');
+      expect(await f.a.holder(released)).toBeNull();
+      expect(await f.a.holder(never)).toBeNull();
+      f.advance(999);
+      expect(await f.a.acquire(mine, 'p2', 1_000)).toBe(false); // the renewal moved its expiry
+      expect(await f.a.renew([], 'p1', 1_000)).toEqual(new Set());
+    });
+
     it('frees an expired claim for another owner', async () => {
       const k = key();
       await f.a.acquire(k, 'p1', 1_000);

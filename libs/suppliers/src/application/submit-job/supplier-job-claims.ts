@@ -30,6 +30,8 @@ export abstract class SupplierJobClaims {
 }
 
 const leaseKey = (taskId: string) => `supplier-job:${taskId}`;
+/** Claims renewed in one write. */
+const RENEW_SLICE = 500;
 
 /**
  * Claims as leases (`supplier-job:<task id>` in the LeaseStore), for the embedded stores:
@@ -41,6 +43,7 @@ export class LeaseJobClaims extends SupplierJobClaims {
   private readonly logger = new Logger('SupplierJobs');
   private readonly held = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private renewing = false;
   private readonly owner = `jobs-${process.pid}-${randomUUID()}`;
 
   constructor(
@@ -77,13 +80,27 @@ export class LeaseJobClaims extends SupplierJobClaims {
     this.held.clear();
   }
 
+  /**
+   * Renews every held claim, a slice at a time (one write each, the event loop free between
+   * slices), however many jobs wait: a claim that another worker took is let go.
+   */
   private async renew(): Promise<void> {
-    for (const taskId of [...this.held]) {
-      try {
-        if (!(await this.leases.acquire(leaseKey(taskId), this.owner, this.settings.jobLeaseMs))) this.held.delete(taskId);
-      } catch (err) {
-        this.logger.warn({ err, taskId }, 'renewing a job lease failed');
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const held = [...this.held];
+      for (let i = 0; i < held.length; i += RENEW_SLICE) {
+        const slice = held.slice(i, i + RENEW_SLICE);
+        try {
+          const still = await this.leases.renew(slice.map(leaseKey), this.owner, this.settings.jobLeaseMs);
+          for (const taskId of slice) if (!still.has(leaseKey(taskId))) this.held.delete(taskId);
+        } catch (err) {
+          this.logger.warn({ err, jobs: slice.length }, 'renewing job leases failed');
+        }
+        if (i + RENEW_SLICE < held.length) await new Promise((r) => setImmediate(r));
       }
+    } finally {
+      this.renewing = false;
     }
   }
 }

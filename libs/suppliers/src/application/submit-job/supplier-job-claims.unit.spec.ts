@@ -1,4 +1,4 @@
-import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage } from '@gensvc/shared';
+import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage, type LeaseStore } from '@gensvc/shared';
 import { ReadStoreLeaseStore, SqliteReadStore } from '@gensvc/storage';
 import { SupplierSettings } from '../../supplier-settings';
 import { GroupJobClaims, LeaseJobClaims, SUPPLIER_JOB_GROUP, supplierJobClaims } from './supplier-job-claims';
@@ -47,6 +47,34 @@ describe('supplier job claims', () => {
       expect((other as { retryInMs: number }).retryInMs).toBeGreaterThan(29_000);
       await a.finished('task_1');
       expect(await b.claim('task_1')).toBe(true);
+      await Promise.all([a.stop(), b.stop()]);
+    });
+
+    it('renew every held claim in slices, with the event loop free between them, and let go of a claim another took', async () => {
+      const store = leases();
+      const calls: number[] = [];
+      const events: string[] = [];
+      const recording = Object.assign(Object.create(store) as LeaseStore, {
+        renew: (keys: readonly string[], owner: string, ttlMs: number) => {
+          calls.push(keys.length);
+          events.push(`renew ${keys.length}`);
+          return store.renew(keys, owner, ttlMs);
+        },
+      });
+      const a = new LeaseJobClaims(recording, settings());
+      const b = new LeaseJobClaims(store, settings());
+      const ids = Array.from({ length: 1_200 }, (_, i) => `task_${i}`);
+      for (const id of ids) expect(await a.claim(id)).toBe(true);
+      await store.release('supplier-job:task_7', (a as unknown as { owner: string }).owner); // as if it expired and
+      expect(await b.claim('task_7')).toBe(true); // another worker took it
+      const renewal = (a as unknown as { renew(): Promise<void> }).renew();
+      setImmediate(() => events.push('other work'));
+      await renewal;
+      expect(calls).toEqual([500, 500, 200]);
+      expect(events.indexOf('other work')).toBeGreaterThan(0);
+      expect(events.indexOf('other work')).toBeLessThan(events.length - 1);
+      expect((a as unknown as { held: Set<string> }).held.has('task_7')).toBe(false);
+      expect((a as unknown as { held: Set<string> }).held.size).toBe(1_199);
       await Promise.all([a.stop(), b.stop()]);
     });
   });
