@@ -261,14 +261,14 @@ export class SqliteReadStore extends ReadStore {
   private async begin(): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-      this.db.pragma('busy_timeout = 0');
+      this.stmt('PRAGMA busy_timeout = 0').get(); // prepared once: db.pragma() prepares each time
       try {
         this.db.exec('BEGIN IMMEDIATE');
         return;
       } catch (err) {
         if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
       } finally {
-        this.db.pragma('busy_timeout = 5000');
+        this.stmt('PRAGMA busy_timeout = 5000').get();
       }
       await new Promise((r) => setTimeout(r, wait));
     }
