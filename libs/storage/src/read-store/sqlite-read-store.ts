@@ -332,10 +332,15 @@ export class SqliteReadStore extends ReadStore {
     return d;
   }
 
-  /** Marks a pending document inserted now (new rows are written in insertion order). */
-  markInserted(d: Pending): void {
+  /**
+   * Sets a pending document of collection `name` (null: deleted) and records the change;
+   * `inserted`: it is a new row (new rows are written in insertion order).
+   */
+  setPending(name: string, d: Pending, doc: Doc | null, inserted = false): void {
+    d.doc = doc;
     d.dirty = true;
-    d.inserted = ++this.insertSeq;
+    if (inserted) d.inserted = ++this.insertSeq;
+    this.changed(name);
   }
 
   /** Writes out the pending documents of one collection (before another operation on it). */
@@ -851,9 +856,7 @@ class SqliteCollection implements Collection<Doc> {
     const hit = this.pendingFor(filter);
     if (hit && (hit.matches || !options.upsert || typeof doc._id === 'string')) {
       if (hit.matches) {
-        hit.d.doc = jsonCopy({ ...doc, _id: hit.d.doc!._id });
-        hit.d.dirty = true;
-        this.store.changed(this.name);
+        this.store.setPending(this.name, hit.d, jsonCopy({ ...doc, _id: hit.d.doc!._id }));
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
@@ -880,9 +883,7 @@ class SqliteCollection implements Collection<Doc> {
       if (hit.matches) {
         const next = cloneDocument(hit.d.doc!);
         applyUpdateFast(next, stripOnInsert(update));
-        hit.d.doc = jsonCopy({ ...next, _id: hit.d.doc!._id });
-        hit.d.dirty = true;
-        this.store.changed(this.name);
+        this.store.setPending(this.name, hit.d, jsonCopy({ ...next, _id: hit.d.doc!._id }));
         return { matched: 1, upserted: false };
       }
       if (!options.upsert) return { matched: 0, upserted: false };
@@ -937,9 +938,7 @@ class SqliteCollection implements Collection<Doc> {
     const hit = this.pendingFor(filter);
     if (hit) {
       if (!hit.matches) return { deleted: 0 };
-      hit.d.doc = null;
-      hit.d.dirty = true;
-      this.store.changed(this.name);
+      this.store.setPending(this.name, hit.d, null);
       return { deleted: 1 };
     }
     this.store.flush(this.name);
@@ -1035,9 +1034,7 @@ class SqliteCollection implements Collection<Doc> {
     const d = this.store.pendingDoc(p, doc._id);
     if (d.doc !== null) throw new DuplicateKeyError(this.name, doc._id);
     p.meta ??= this.store.ensure(this.name);
-    d.doc = jsonCopy(doc);
-    this.store.markInserted(d);
-    this.store.changed(this.name);
+    this.store.setPending(this.name, d, jsonCopy(doc), true);
   }
 
   /** How many rows the filter's substring search names, counting to `SEARCH_MANY` at most. */
