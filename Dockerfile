@@ -4,12 +4,11 @@
 # docker-compose.yml runs it against EventStoreDB, MongoDB and MinIO, as two `api` processes
 # and one `worker` (PROCESS_ROLE).
 #
-# Node 24, an LTS line, and the newest one the pinned better-sqlite3 (12.x, engines
-# 20.x-25.x) builds for; the code itself also runs on Node 20.
+# Node 24 LTS, the version CI runs every test on (the service supports Node 22.13+ and 24;
+# better-sqlite3 13 ships an N-API prebuilt binary, so nothing compiles here).
 
 FROM node:24-bookworm AS build
 WORKDIR /app
-# better-sqlite3 compiles with node-gyp when no prebuilt binary fits; this image has the toolchain.
 # The workspaces' manifests (and the CLI's prepare script, which npm ci runs) come first, so
 # the dependency layer stays cached while only sources change.
 COPY package.json package-lock.json ./
