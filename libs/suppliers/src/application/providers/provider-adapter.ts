@@ -37,6 +37,8 @@ export interface ProviderAnswer {
   readonly headers: { get(name: string): string | null };
   /** The body parsed as JSON, or null when it was empty or not JSON. */
   readonly json: unknown;
+  /** The body's bytes as received (OpenAI's speech endpoint answers with audio, not JSON). */
+  readonly raw?: Buffer;
 }
 
 /** What a route sends: the job as the provider should see it. */
