@@ -12,7 +12,7 @@ describe('supplier settings', () => {
   });
 
   it('read channels with defaults for the timings', () => {
-    const channels = parseChannels(JSON.stringify({ acme: { base_url: 'https://api.acme.example/v1/', callback_secret: 'x'.repeat(16), poll_interval_ms: 2000 } }), 'SUPPLIER_CHANNELS');
+    const { channels } = parseChannels(JSON.stringify({ acme: { base_url: 'https://api.acme.example/v1/', callback_secret: 'x'.repeat(16), poll_interval_ms: 2000 } }), 'SUPPLIER_CHANNELS');
     expect(channels.get('acme')).toEqual({
       name: 'acme',
       baseUrl: 'https://api.acme.example/v1',
@@ -37,6 +37,31 @@ describe('supplier settings', () => {
     ['{"acme": {"base_url": "https://a.example", "callback_secret": "xxxxxxxxxxxxxxxx", "poll_interval_ms": -1}}', /poll_interval_ms/],
     ['{"acme": {"base_url": "https://a.example", "callback_secret": "xxxxxxxxxxxxxxxx", "colour": 1}}', /unknown setting colour/],
   ])('refuse %s naming the variable', (text, message) => {
+    expect(() => parseChannels(text, 'SUPPLIER_CHANNELS')).toThrow(/SUPPLIER_CHANNELS/);
+    expect(() => parseChannels(text, 'SUPPLIER_CHANNELS')).toThrow(message);
+  });
+
+  it('read provider channels with the type\'s default base_url and credential field', () => {
+    const { providers, channels } = parseChannels(
+      JSON.stringify({
+        rep: { type: 'replicate', api_token: 'r8_x', webhook_secret: 'whsec_abcdefgh', requests_per_minute: 600 },
+        ds: { type: 'dashscope', api_key: 'sk-1', base_url: 'https://dashscope-intl.aliyuncs.com/', output_hosts: ['dashscope-result-bj.oss-cn-beijing.aliyuncs.com'] },
+      }),
+      'SUPPLIER_CHANNELS',
+    );
+    expect(channels.size).toBe(0);
+    expect(providers.get('rep')).toMatchObject({ type: 'replicate', baseUrl: 'https://api.replicate.com', credential: 'r8_x', webhookSecret: 'whsec_abcdefgh', requestsPerMinute: 600, probeIntervalS: 300 });
+    expect(providers.get('ds')).toMatchObject({ type: 'dashscope', baseUrl: 'https://dashscope-intl.aliyuncs.com', credential: 'sk-1', outputHosts: ['dashscope-result-bj.oss-cn-beijing.aliyuncs.com'] });
+  });
+
+  it.each([
+    ['{"rep": {"type": "replicate", "api_key": "x"}}', /channel "rep".*(api_token|unknown setting api_key)/],
+    ['{"ds": {"type": "dashscope"}}', /channel "ds" needs api_key/],
+    ['{"x": {"type": "midjourney", "api_key": "k"}}', /channel "x" type must be one of/],
+    ['{"f": {"type": "fal", "api_key": "k", "probe_interval_s": 0}}', /channel "f" probe_interval_s must be an integer between 1 and 86400/],
+    ['{"f": {"type": "fal", "api_key": "k", "poll_interval_ms": 50}}', /poll_interval_ms must be an integer between 100/],
+    ['{"o": {"type": "openai", "api_key": "k", "output_hosts": "cdn.example"}}', /output_hosts/],
+  ])('refuse the provider channel %s naming the channel and the field', (text, message) => {
     expect(() => parseChannels(text, 'SUPPLIER_CHANNELS')).toThrow(/SUPPLIER_CHANNELS/);
     expect(() => parseChannels(text, 'SUPPLIER_CHANNELS')).toThrow(message);
   });

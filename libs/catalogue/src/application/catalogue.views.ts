@@ -35,7 +35,7 @@ export function modelView(catalogue: Catalogue, model: CatalogueModel, withSchem
     name: model.name,
     modality: model.modality,
     capabilities: [...model.capabilities],
-    available: model.available,
+    available: catalogue.isAvailable(model),
     resolved_model: model.resolved_model,
     ...(withSchema ? { input_schema: model.input_schema } : {}),
     prices: priceViews(catalogue, model),

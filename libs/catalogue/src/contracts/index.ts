@@ -3,4 +3,4 @@
  * catalogue is a read-only model loaded at boot; `Catalogue` is both its port token and its
  * one implementation.
  */
-export { Catalogue, type CatalogueModel, type Modality, type PriceQuote, type InputValidation } from '../domain/catalogue';
+export { Catalogue, ROUTED, type CatalogueModel, type CatalogueRoute, type Modality, type PriceQuote, type InputValidation } from '../domain/catalogue';

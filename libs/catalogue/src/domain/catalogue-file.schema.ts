@@ -12,7 +12,9 @@ export const catalogueFileSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'modality', 'capabilities', 'available', 'supplier', 'supplier_model', 'resolved_model', 'input_schema', 'pricing'],
+        // Either `supplier` + `supplier_model` (one route) or `routes` (checked in code, so the
+        // error names the model and the field).
+        required: ['id', 'name', 'modality', 'capabilities', 'available', 'resolved_model', 'input_schema', 'pricing'],
         properties: {
           id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,149}$' },
           name: { type: 'string', minLength: 1 },
@@ -21,6 +23,23 @@ export const catalogueFileSchema = {
           available: { type: 'boolean' },
           supplier: { type: 'string', minLength: 1 },
           supplier_model: { type: 'string', minLength: 1 },
+          routes: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 16,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['channel', 'supplier_model'],
+              properties: {
+                channel: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,39}$' },
+                supplier_model: { type: 'string', minLength: 1, maxLength: 300 },
+                priority: { type: 'integer', minimum: -1000000, maximum: 1000000 },
+                input_map: { type: 'string', minLength: 1, maxLength: 20000 },
+                unit_cost: { type: 'string', pattern: '^\\d+\\.\\d{6}$' },
+              },
+            },
+          },
           resolved_model: { type: 'string', minLength: 1 },
           input_schema: { type: 'object', required: ['type', 'properties'], properties: { type: { const: 'object' } } },
           pricing: {

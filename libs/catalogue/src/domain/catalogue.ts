@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import jsonata from 'jsonata';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,16 +26,34 @@ export interface CapabilityPricing {
   readonly prices: readonly PriceRule[];
 }
 
+/** One way to run a model: a provider model on a supplier channel (CONTRACT §14). Never shown to callers. */
+export interface CatalogueRoute {
+  readonly channel: string;
+  /** The provider's own model name. */
+  readonly supplier_model: string;
+  /** Lower runs first (default 0). */
+  readonly priority?: number;
+  /** JSONata expression over `{input, options}` giving the provider's model-specific request part. */
+  readonly input_map?: string;
+  /** The operator's purchase price per pricing unit (CNY, six decimals): for margin reports only. */
+  readonly unit_cost?: string;
+}
+
 export interface CatalogueModel {
   readonly id: string;
   readonly name: string;
   readonly modality: Modality;
   readonly capabilities: readonly string[];
   readonly available: boolean;
-  /** Supplier channel ("local", or an HTTP supplier's name). Never shown to callers. */
+  /**
+   * Supplier channel ("local", or an HTTP supplier's name); for a model with `routes`, the
+   * marker `ROUTED` (its jobs run on the routes' channels). Never shown to callers.
+   */
   readonly supplier: string;
-  /** The supplier's own model name. Never shown to callers. */
+  /** The supplier's own model name ('' for a model with `routes`). Never shown to callers. */
   readonly supplier_model: string;
+  /** The model's routes, in the order they are tried (priority, then file order); absent for a one-channel model. */
+  readonly routes?: readonly CatalogueRoute[];
   readonly resolved_model: string;
   readonly input_schema: Record<string, unknown>;
   readonly pricing: readonly CapabilityPricing[];
@@ -45,6 +64,9 @@ interface CatalogueFile {
   currency: 'CNY';
   models: CatalogueModel[];
 }
+
+/** The `supplier` of a model that has `routes`: its jobs run on the provider channel runner. */
+export const ROUTED = '@routes';
 
 export interface PriceQuote {
   readonly unit: string;
@@ -78,6 +100,8 @@ export function defaultCatalogueFile(): string {
 export class Catalogue {
   private readonly byId: ReadonlyMap<string, CatalogueModel>;
   private readonly validators = new Map<string, ValidateFunction>();
+  /** Models with routes whose probes passed (CONTRACT §14 "verified route"), as the suppliers context reports them. */
+  private readonly verified = new Set<string>();
 
   private constructor(
     private readonly file: CatalogueFile,
@@ -105,6 +129,7 @@ export class Catalogue {
     const validate = ajv.compile(catalogueFileSchema);
     if (!validate(parsed)) throw new Error(`catalogue file invalid: ${ajv.errorsText(validate.errors)}`);
     const file = parsed as CatalogueFile;
+    file.models = file.models.map(normaliseRoutes);
     const ids = file.models.map((m) => m.id);
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
     if (dup) throw new Error(`catalogue: duplicate model id ${dup}`);
@@ -126,6 +151,28 @@ export class Catalogue {
 
   model(id: string): CatalogueModel | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * Whether the catalogue sells the model now: offered in the file and, for a model with
+   * routes, at least one route passed its last probe (`setVerified`). A one-channel model
+   * (the local supplier, a gensvc-protocol channel) needs no probe.
+   */
+  isAvailable(model: CatalogueModel | string): boolean {
+    const m = typeof model === 'string' ? this.byId.get(model) : model;
+    if (!m?.available) return false;
+    return m.routes ? this.verified.has(m.id) : true;
+  }
+
+  /** Records what the route probes found for a model with routes. */
+  setVerified(modelId: string, verified: boolean): void {
+    if (verified) this.verified.add(modelId);
+    else this.verified.delete(modelId);
+  }
+
+  /** The supplier channels a model runs on: its routes' channels, or its one channel. */
+  channelsOf(model: CatalogueModel): string[] {
+    return model.routes ? [...new Set(model.routes.map((r) => r.channel))] : [model.supplier];
   }
 
   capabilities(): string[] {
@@ -158,6 +205,30 @@ export class Catalogue {
     const unitPrice = Money.parse(rule.unit_price);
     return { unit: pricing.unit, unitPrice, quantity, amount: Money.multiply(unitPrice, quantity) };
   }
+}
+
+/**
+ * A model has either `supplier` + `supplier_model` or `routes`; routes are sorted by
+ * priority (stable: the file's order breaks ties) and their input maps must parse.
+ */
+function normaliseRoutes(m: CatalogueModel): CatalogueModel {
+  const raw = m as CatalogueModel & { supplier?: string; supplier_model?: string };
+  if (!m.routes) {
+    if (!raw.supplier || !raw.supplier_model) throw new Error(`catalogue: model ${m.id} needs either supplier and supplier_model, or routes`);
+    return m;
+  }
+  if (raw.supplier !== undefined || raw.supplier_model !== undefined) throw new Error(`catalogue: model ${m.id} has routes, so it takes no supplier or supplier_model`);
+  m.routes.forEach((r, i) => {
+    if (r.input_map === undefined) return;
+    try {
+      jsonata(r.input_map);
+    } catch (err) {
+      const e = err as { message?: string; position?: number };
+      throw new Error(`catalogue: model ${m.id} routes[${i}].input_map is not a JSONata expression: ${e.message}${e.position !== undefined ? ` at ${e.position}` : ''}`);
+    }
+  });
+  const routes = m.routes.map((r, i) => ({ r, i })).sort((a, b) => (a.r.priority ?? 0) - (b.r.priority ?? 0) || a.i - b.i).map(({ r }) => r);
+  return { ...m, supplier: ROUTED, supplier_model: '', routes };
 }
 
 function quantityOf(rule: QuantityRule, params: Record<string, unknown>): number {

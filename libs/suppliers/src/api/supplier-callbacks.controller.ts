@@ -29,7 +29,13 @@ export class SupplierCallbacksController {
       if (declared > MAX_CALLBACK_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'callback body is too large');
       await this.receiveCallback.execute({
         type: 'ReceiveCallback',
-        data: { token, timestamp: req.header(TIMESTAMP_HEADER), signature: req.header(SIGNATURE_HEADER), body: () => rawBody(req) },
+        data: {
+          token,
+          timestamp: req.header(TIMESTAMP_HEADER),
+          signature: req.header(SIGNATURE_HEADER),
+          headers: { get: (name: string) => req.header(name) ?? null },
+          body: () => rawBody(req),
+        },
         metadata: { now: this.clock.now() },
       });
       return { received: true };

@@ -50,21 +50,45 @@ export class JobResources {
     return out;
   }
 
-  storeOutput(job: JobInfo, index: number, name: string, mime: string, body: Buffer): Promise<string> {
-    return this.assets.registerOutput({ accountId: job.accountId, taskId: job.taskId, index, name, mime, body });
+  /**
+   * Stores an output as the account's asset, streamed and type-checked (a file of a type the
+   * service does not serve fails with UNSUPPORTED_MEDIA_TYPE or FILE_TYPE_MISMATCH).
+   */
+  /**
+   * Input files as a provider takes them: signed links to the service's own file links when
+   * the deployment is public, data URIs (`data:<mime>;base64,…`) when PUBLIC_BASE_URL is
+   * local (a provider could not reach a local link, CONTRACT §7).
+   */
+  async inputLinks(job: JobInfo, ids: readonly string[], asData: boolean): Promise<string[]> {
+    if (!asData) {
+      try {
+        await this.assets.requireUsable(job.accountId, ids, 'input.asset_ids');
+      } catch (err) {
+        if (err instanceof AppError && !isServiceFault(err.code)) throw new JobInputError(err.message);
+        throw err;
+      }
+      return ids.map((id) => this.assets.link(id));
+    }
+    return (await this.inputAssets(job, ids)).map(({ asset, body }) => `data:${asset.mime};base64,${body.toString('base64')}`);
   }
 
-  async voice(job: JobInfo, voiceId: string): Promise<string> {
+  storeOutput(job: JobInfo, index: number, name: string, mime: string, body: Buffer | Readable, maxBytes?: number): Promise<string> {
+    return this.assets.registerOutput({ accountId: job.accountId, taskId: job.taskId, index, name, mime, body, maxBytes });
+  }
+
+  /** The supplier's own id of a voice the job uses; `channel` is the channel that runs it (default: the job's). */
+  async voice(job: JobInfo, voiceId: string, channel = job.supplier): Promise<string> {
     try {
-      return (await this.voiceRegistry.requireUsable(job.accountId, voiceId, job.supplier)).supplierVoiceId;
+      return (await this.voiceRegistry.requireUsable(job.accountId, voiceId, channel)).supplierVoiceId;
     } catch (err) {
       if (err instanceof AppError && !isServiceFault(err.code)) throw new JobInputError(err.message);
       throw err;
     }
   }
 
-  registerVoice(job: JobInfo, supplierVoiceId: string, name: string): Promise<string> {
-    return this.voiceRegistry.register({ accountId: job.accountId, taskId: job.taskId, supplier: job.supplier, supplierVoiceId, name });
+  /** Registers a voice a job made, bound to the channel that made it (default: the job's). */
+  registerVoice(job: JobInfo, supplierVoiceId: string, name: string, channel = job.supplier): Promise<string> {
+    return this.voiceRegistry.register({ accountId: job.accountId, taskId: job.taskId, supplier: channel, supplierVoiceId, name });
   }
 }
 

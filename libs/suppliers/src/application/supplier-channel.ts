@@ -1,4 +1,4 @@
-import type { SupplierJobCommand, SupplierJobState, JobInfo } from '../domain/supplier-job';
+import type { SupplierJobCommand, SupplierJobState, JobInfo, RemoteJob } from '../domain/supplier-job';
 
 export type ActiveJob = Extract<SupplierJobState, { status: 'queued' | 'dispatched' }>;
 
@@ -30,8 +30,8 @@ export abstract class SupplierChannel {
   /** Deadline of this channel's jobs, when it differs from SUPPLIER_JOB_DEADLINE_MS. */
   readonly deadlineMs?: number;
   abstract step(job: ActiveJob, ctx: JobContext): Promise<StepResult>;
-  /** Best-effort cleanup at the supplier after the job failed on its deadline. */
-  abandon?(job: JobInfo, signal: AbortSignal): Promise<void>;
+  /** Best-effort cleanup at the supplier after the job failed on its deadline (`remote`: the provider job, when known). */
+  abandon?(job: JobInfo, signal: AbortSignal, remote?: RemoteJob | null): Promise<void>;
   /** Deletes a voice this channel made (voice deletion). */
   abstract deleteVoice(supplierVoiceId: string, signal: AbortSignal): Promise<void>;
   /** Set when the channel's supplier reports by callback (the HTTP channel). */
@@ -39,15 +39,23 @@ export abstract class SupplierChannel {
 }
 
 /**
- * What a channel that takes supplier callbacks offers the callback handler: the secret the
- * signatures are checked with, how to read a reported status and how to record it.
+ * What a channel that takes supplier callbacks offers the callback handler: how a
+ * callback's signature is checked (the gensvc protocol's HMAC with `secret`, checked by the
+ * handler; or `verify`, the provider's own scheme), how to read a reported status and how
+ * to record it.
  */
 export interface CallbackReceiver<Status = unknown> {
-  readonly secret: string;
+  /** The gensvc protocol's callback secret (the handler checks its HMAC headers). */
+  readonly secret?: string;
+  /**
+   * The provider's own signature check over the raw body (Standard Webhooks for Replicate):
+   * false refuses the callback (401). Used when there is no `secret`.
+   */
+  verify?(job: ActiveJob, headers: { get(name: string): string | null }, body: Buffer, nowMs: number): boolean;
   /** The channel's poll interval: after a callback, the next poll waits this long. */
   readonly pollIntervalMs: number;
-  /** The status in a callback's JSON document; throws when it is none. */
-  parse(document: unknown): Status;
+  /** The status in a callback's JSON document; throws when it is none (or not about this job). */
+  parse(document: unknown, job: ActiveJob): Status;
   /** Records a reported status as a poll would; true when the job ended. */
   apply(job: ActiveJob, status: Status, ctx: Pick<JobContext, 'record' | 'signal'>): Promise<boolean>;
 }

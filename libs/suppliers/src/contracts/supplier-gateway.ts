@@ -78,8 +78,32 @@ export type SupplierJobErrorCode =
 /** Events on `supplierjob-<task_id>`; all carry task_id and account_id. */
 export type SupplierJobEvent =
   | { type: 'SupplierJobQueued'; data: SupplierJobQueuedData }
-  /** The supplier holds the job now (the task is running). */
-  | { type: 'SupplierJobDispatched'; data: { task_id: string; account_id: string; at: string } }
+  /**
+   * A provider route is about to be sent the job (a request that creates a provider job).
+   * Until `SupplierJobDispatched` or `SupplierJobNotTaken` follows, the provider may hold a
+   * job whose answer was lost: it is never sent blindly again (CONTRACT §14).
+   */
+  | { type: 'SupplierJobSubmitting'; data: { task_id: string; account_id: string; channel: string; route: number; at: string } }
+  /** The route answered without taking the job (429, 5xx, refused connection): another try or route may follow. */
+  | { type: 'SupplierJobNotTaken'; data: { task_id: string; account_id: string; channel: string; route: number; reason: string; at: string } }
+  /**
+   * The supplier holds the job now (the task is running). On a provider route: which channel
+   * and route took it, the provider's job id and the route's unit cost (internal bookkeeping,
+   * never shown to accounts).
+   */
+  | {
+      type: 'SupplierJobDispatched';
+      data: {
+        task_id: string;
+        account_id: string;
+        at: string;
+        channel?: string;
+        route?: number;
+        supplier_model?: string;
+        remote_id?: string;
+        unit_cost?: string;
+      };
+    }
   | { type: 'SupplierJobSucceeded'; data: { task_id: string; account_id: string; output: SupplierJobOutput; at: string } }
   | { type: 'SupplierJobFailed'; data: { task_id: string; account_id: string; error: { code: string; message: string }; at: string } }
   /** Cancellation confirmed: the supplier did not and will not do the work. */
@@ -91,6 +115,8 @@ export type SupplierJobEvent =
 
 export const SUPPLIER_JOB_EVENT_TYPES: readonly SupplierJobEvent['type'][] = [
   'SupplierJobQueued',
+  'SupplierJobSubmitting',
+  'SupplierJobNotTaken',
   'SupplierJobDispatched',
   'SupplierJobSucceeded',
   'SupplierJobFailed',

@@ -7,6 +7,13 @@ import type { SupplierJobEvent, SupplierJobOutput, SupplierJobQueuedData } from 
  *   queued ──dispatch──▶ dispatched ──▶ succeeded | failed | canceled
  *      └──cancel──▶ canceled (at once: no supplier holds it)
  *
+ * On a provider route a queued job is first marked `submitting` (the create request is
+ * about to go out); `NotTaken` clears the mark when the provider answered without taking
+ * the job. A job found `submitting` after a crash or a lost answer may exist at the
+ * provider: it is dispatched only by what the provider says, never by sending again.
+ * A cancel of a queued job that is `submitting` cancels it here; the channel then cancels
+ * at the provider whatever the submit created.
+ *
  * A cancel of a dispatched job records SupplierCancelChecking; the supplier's answer then
  * records SupplierJobCanceled, SupplierCancelRefused or SupplierCancelUnconfirmed. A job
  * that finishes while the cancellation is being checked records SupplierCancelRefused
@@ -28,15 +35,31 @@ export interface JobInfo {
   readonly localBehavior: LocalBehavior;
 }
 
+/** A create request that is out (or was, before a crash) to a provider route. */
+export interface Submitting {
+  readonly channel: string;
+  readonly route: number;
+}
+
+/** The provider job that runs a dispatched job. */
+export interface RemoteJob {
+  readonly channel: string;
+  readonly route: number;
+  readonly supplierModel: string;
+  readonly remoteId: string;
+}
+
 export type CancelState = 'none' | 'checking' | 'refused' | 'unconfirmed';
 
 export type SupplierJobState =
   | { readonly status: 'none' }
-  | { readonly status: 'queued'; readonly job: JobInfo }
+  | { readonly status: 'queued'; readonly job: JobInfo; readonly submitting: Submitting | null }
   | {
       readonly status: 'dispatched';
       readonly job: JobInfo;
       readonly dispatchedAt: string;
+      /** Which provider route holds it (absent on the local supplier and gensvc channels). */
+      readonly remote: RemoteJob | null;
       readonly cancel: CancelState;
       readonly cancelCheckingAt: string | null;
     }
@@ -64,7 +87,12 @@ export type SupplierJobCommand =
         readonly local_behavior?: LocalBehavior;
       }
     >
-  | Command<'DispatchJob', Record<string, never>>
+  | Command<'BeginSubmit', { readonly channel: string; readonly route: number }>
+  | Command<'SubmitNotTaken', { readonly route: number; readonly reason: string }>
+  | Command<
+      'DispatchJob',
+      { readonly channel?: string; readonly route?: number; readonly supplier_model?: string; readonly remote_id?: string; readonly unit_cost?: string }
+    >
   | Command<'CompleteJob', { readonly output: SupplierJobOutput }>
   | Command<'FailJob', { readonly error: JobError }>
   /** `task_id`/`account_id` are used only when the job was never submitted (a tombstone). */
@@ -114,9 +142,21 @@ export function decide(command: SupplierJobCommand, state: SupplierJobState): Su
         },
       ];
     }
-    case 'DispatchJob':
+    case 'BeginSubmit':
+      if (state.status !== 'queued' || state.submitting) return [];
+      return [{ type: 'SupplierJobSubmitting', data: { ...ids(state), channel: command.data.channel, route: command.data.route, at: now } }];
+    case 'SubmitNotTaken':
+      if (state.status !== 'queued' || state.submitting?.route !== command.data.route) return [];
+      return [{ type: 'SupplierJobNotTaken', data: { ...ids(state), channel: state.submitting.channel, route: command.data.route, reason: command.data.reason, at: now } }];
+    case 'DispatchJob': {
       if (state.status !== 'queued') return [];
-      return [{ type: 'SupplierJobDispatched', data: { ...ids(state), at: now } }];
+      const d = command.data;
+      const remote =
+        d.remote_id !== undefined && d.channel !== undefined && d.route !== undefined
+          ? { channel: d.channel, route: d.route, supplier_model: d.supplier_model ?? '', remote_id: d.remote_id, ...(d.unit_cost ? { unit_cost: d.unit_cost } : {}) }
+          : {};
+      return [{ type: 'SupplierJobDispatched', data: { ...ids(state), at: now, ...remote } }];
+    }
     case 'CompleteJob': {
       if (state.status === 'queued') {
         return [
@@ -178,11 +218,24 @@ export function evolve(state: SupplierJobState, event: SupplierJobEvent): Suppli
           deadlineAt: d.deadline_at ?? null,
           localBehavior: d.local_behavior ?? {},
         },
+        submitting: null,
       };
     }
-    case 'SupplierJobDispatched':
+    case 'SupplierJobSubmitting':
       if (state.status !== 'queued') return state;
-      return { status: 'dispatched', job: state.job, dispatchedAt: event.data.at, cancel: 'none', cancelCheckingAt: null };
+      return { ...state, submitting: { channel: event.data.channel, route: event.data.route } };
+    case 'SupplierJobNotTaken':
+      if (state.status !== 'queued') return state;
+      return { ...state, submitting: null };
+    case 'SupplierJobDispatched': {
+      if (state.status !== 'queued') return state;
+      const d = event.data;
+      const remote =
+        d.remote_id !== undefined && d.channel !== undefined && d.route !== undefined
+          ? { channel: d.channel, route: d.route, supplierModel: d.supplier_model ?? '', remoteId: d.remote_id }
+          : null;
+      return { status: 'dispatched', job: state.job, dispatchedAt: d.at, remote, cancel: 'none', cancelCheckingAt: null };
+    }
     case 'SupplierCancelChecking':
       if (state.status !== 'dispatched') return state;
       return { ...state, cancel: 'checking', cancelCheckingAt: event.data.at };

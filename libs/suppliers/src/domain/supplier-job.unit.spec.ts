@@ -32,6 +32,36 @@ describe('supplier job decider', () => {
       spec.given([{ type: 'SupplierJobCanceled', data: { ...ids, at: T0 } }]).when(queue).then([]));
   });
 
+  describe('submitting to a provider route', () => {
+    const at = (t: string) => ({ now: new Date(t) });
+    const submitting: SupplierJobEvent = { type: 'SupplierJobSubmitting', data: { ...ids, channel: 'rep', route: 0, at: T1 } };
+    it('marks the job before the create request goes out', () =>
+      spec.given([queued]).when({ type: 'BeginSubmit', data: { channel: 'rep', route: 0 }, metadata: at(T1) }).then([submitting]));
+    it('never marks twice: a job found submitting may exist at the provider', () =>
+      spec.given([queued, submitting]).when({ type: 'BeginSubmit', data: { channel: 'fal', route: 1 }, metadata: at(T1) }).then([]));
+    it('clears the mark when the provider did not take the job, so another route may be tried', () => {
+      const notTaken: SupplierJobEvent = { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_429', at: T1 } };
+      spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_429' }, metadata: at(T1) }).then([notTaken]);
+      spec.given([queued, submitting, notTaken]).when({ type: 'BeginSubmit', data: { channel: 'fal', route: 1 }, metadata: at(T1) }).then([{ ...submitting, data: { ...submitting.data, channel: 'fal', route: 1 } } as SupplierJobEvent]);
+    });
+    it('ignores a not-taken answer of another route than the one submitting', () =>
+      spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 1, reason: 'http_500' }, metadata: at(T1) }).then([]));
+    it('records which route took the job, the provider id and the unit cost', () => {
+      spec
+        .given([queued, submitting])
+        .when({ type: 'DispatchJob', data: { channel: 'rep', route: 0, supplier_model: 'acme/img', remote_id: 'p1', unit_cost: '0.010000' }, metadata: at(T1) })
+        .then([{ type: 'SupplierJobDispatched', data: { ...ids, at: T1, channel: 'rep', route: 0, supplier_model: 'acme/img', remote_id: 'p1', unit_cost: '0.010000' } }]);
+      const state = fold(supplierJobDecider, [
+        queued,
+        submitting,
+        { type: 'SupplierJobDispatched', data: { ...ids, at: T1, channel: 'rep', route: 0, supplier_model: 'acme/img', remote_id: 'p1' } },
+      ]);
+      expect(state).toMatchObject({ status: 'dispatched', remote: { channel: 'rep', route: 0, supplierModel: 'acme/img', remoteId: 'p1' } });
+    });
+    it('a cancel while submitting cancels at once (the channel then cancels whatever the provider made)', () =>
+      spec.given([queued, submitting]).when(cancel).then([{ type: 'SupplierJobCanceled', data: { ...ids, at: T1 } }]));
+  });
+
   describe('normal run', () => {
     it('dispatches a queued job', () => spec.given([queued]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([{ type: 'SupplierJobDispatched', data: { ...ids, at: T1 } }]));
     it('dispatches only once', () => spec.given([queued, dispatched]).when({ type: 'DispatchJob', data: {}, metadata: { now: new Date(T1) } }).then([]));

@@ -26,7 +26,7 @@ export interface VoicePage {
 export function modelsFor(catalogue: Catalogue, voice: { supplier: string }): string[] {
   return catalogue
     .models()
-    .filter((m) => m.available && m.supplier === voice.supplier && Object.prototype.hasOwnProperty.call((m.input_schema.properties as object | undefined) ?? {}, 'voice_id'))
+    .filter((m) => catalogue.isAvailable(m) && catalogue.channelsOf(m).includes(voice.supplier) && Object.prototype.hasOwnProperty.call((m.input_schema.properties as object | undefined) ?? {}, 'voice_id'))
     .map((m) => m.id);
 }
 

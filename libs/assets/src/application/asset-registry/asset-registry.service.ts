@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Clock } from '@gensvc/shared';
+import { UploadLimits } from '../../domain/limits';
+import { AssetLinks } from '../asset-links';
 import { AssetRegistry, type UsableAsset } from '../../contracts/asset-registry';
 import { OpenAssetHandler } from '../open-asset/open-asset.handler';
 import { RegisterOutputHandler } from '../register-output/register-output.handler';
@@ -14,6 +16,8 @@ export class AssetRegistryService extends AssetRegistry {
     private readonly openAsset: OpenAssetHandler,
     private readonly registerOutputs: RegisterOutputHandler,
     private readonly clock: Clock,
+    private readonly limits: UploadLimits,
+    private readonly links: AssetLinks,
   ) {
     super();
   }
@@ -26,10 +30,23 @@ export class AssetRegistryService extends AssetRegistry {
     return this.openAsset.execute({ asset_id: assetId });
   }
 
-  override registerOutput(output: { accountId: string; taskId: string; index: number; name: string; mime: string; body: Buffer }): Promise<string> {
+  override link(assetId: string): string {
+    return this.links.issue(assetId).url;
+  }
+
+  override registerOutput(output: Parameters<AssetRegistry['registerOutput']>[0]): Promise<string> {
     return this.registerOutputs.execute({
       type: 'RegisterOutput',
-      data: { account_id: output.accountId, task_id: output.taskId, index: output.index, name: output.name, mime: output.mime, body: output.body },
+      data: {
+        account_id: output.accountId,
+        task_id: output.taskId,
+        index: output.index,
+        name: output.name,
+        mime: output.mime,
+        body: output.body,
+        max_bytes: output.maxBytes ?? this.limits.maxFileBytes,
+        timeout_ms: output.timeoutMs ?? 600_000,
+      },
       metadata: { now: this.clock.now() },
     });
   }

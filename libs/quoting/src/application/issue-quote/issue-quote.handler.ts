@@ -67,7 +67,7 @@ export class IssueQuoteHandler {
     if (!model.capabilities.includes(cmd.capability)) {
       throw new AppError('VALIDATION_ERROR', `capability: ${JSON.stringify(cmd.capability)} is not a capability of ${model.id} (${model.capabilities.join(', ')})`);
     }
-    if (!model.available) throw new AppError('MODEL_UNAVAILABLE', `model ${model.id} is not available now`);
+    if (!this.catalogue.isAvailable(model)) throw new AppError('MODEL_UNAVAILABLE', `model ${model.id} is not available now`);
     const params = this.validateParams(model, cmd.input, cmd.options ?? {});
     const assetIds = Array.isArray(params.asset_ids) ? (params.asset_ids as string[]) : [];
     const voiceId = typeof params.voice_id === 'string' ? params.voice_id : null;
@@ -75,7 +75,7 @@ export class IssueQuoteHandler {
       throw new AppError('VALIDATION_ERROR', 'input.consent_attested: must be true for voice cloning');
     }
     if (assetIds.length) await this.assets.requireUsable(cmd.principal.accountId, assetIds, 'input.asset_ids');
-    if (voiceId !== null) await this.voices.requireUsable(cmd.principal.accountId, voiceId, model.supplier);
+    if (voiceId !== null) await this.voices.requireUsable(cmd.principal.accountId, voiceId, this.catalogue.channelsOf(model));
     const price = this.catalogue.price(model.id, cmd.capability, params);
     if (price.quantity <= 0) throw new AppError('PRICE_UNAVAILABLE', `no price for ${model.id} with a quantity of ${price.quantity}`);
     const now = this.clock.now();

@@ -20,6 +20,9 @@ class FakeAssetRegistry extends AssetRegistry {
   async registerOutput(): Promise<string> {
     throw new Error('not used');
   }
+  link(): string {
+    throw new Error('not used');
+  }
 }
 
 class FakeVoiceRegistry extends VoiceRegistry {
@@ -76,7 +79,7 @@ describe('IssueQuoteHandler.price (rules 1–8, no storage)', () => {
 
   it("asks the voice registry for the caller's voice on the model's supplier channel", async () => {
     await price({ model: 'speech-tts-std', capability: 'speech.synthesize', input: { text: 'hi', voice_id: 'voice_1' } });
-    expect(voices.calls).toEqual([['acc_1', 'voice_1', 'local']]);
+    expect(voices.calls).toEqual([['acc_1', 'voice_1', ['local']]]);
     expect((await refusal({ model: 'speech-tts-std', capability: 'speech.synthesize', input: { text: 'hi', voice_id: 'bad' } })).code).toBe('VALIDATION_ERROR');
   });
 

@@ -120,6 +120,14 @@ export interface ProviderAdapter {
    */
   readonly lostAnswer: 'resend' | 'fail';
 
+  /**
+   * True for a job whose result comes in the submit answer itself and cannot be asked for
+   * again (OpenAI; Ark's image generations): a job of this kind found dispatched without its
+   * result (a crash between the answer and archiving it) fails with SUPPLIER_ERROR and
+   * charges nothing. Absent means false.
+   */
+  synchronous?(job: RouteJob): boolean;
+
   /** The authentication headers of every request (`Bearer …`, fal's `Key …`). */
   auth(credential: string): Record<string, string>;
 

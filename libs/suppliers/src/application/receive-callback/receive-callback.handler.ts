@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError, type Command } from '@gensvc/shared';
-import { isTerminal } from '../../domain/supplier-job';
+import { isTerminal, type SupplierJobState } from '../../domain/supplier-job';
 import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
 import { SupplierSettings } from '../../supplier-settings';
 import { SupplierJobRunner } from '../submit-job/supplier-job-runner';
-import { SupplierChannels, type ActiveJob } from '../supplier-channel';
+import { SupplierChannels, type ActiveJob, type CallbackReceiver } from '../supplier-channel';
 
 /** POST /v1/supplier-callbacks/{token}: the token of the address, the signature headers and the raw body. */
 export type ReceiveCallbackCommand = Command<
@@ -13,6 +13,8 @@ export type ReceiveCallbackCommand = Command<
     readonly token: string;
     readonly timestamp: string | undefined;
     readonly signature: string | undefined;
+    /** Every request header (providers sign with headers of their own). */
+    readonly headers?: { get(name: string): string | null };
     /**
      * The raw body, or a loader of it: the address and the headers are checked before a byte
      * of the body is read, so strangers cannot make the service buffer large bodies.
@@ -51,24 +53,53 @@ export class ReceiveCallbackHandler {
     const receiver = this.channels.get(state.job.supplier)?.callbacks;
     if (!receiver) throw new AppError('NOT_FOUND', 'no such callback address');
     const now = cmd.metadata.now.getTime();
-    const early = verifyCallback(receiver.secret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
+    if (receiver.secret === undefined) return this.receiveSigned(taskId, state, receiver, cmd, now);
+    const secret = receiver.secret;
+    const early = verifyCallback(secret, headers, Buffer.alloc(0), now, this.settings.callbackWindowSeconds);
     if (early !== 'ok' && early !== 'bad_signature') {
       this.logger.warn({ taskId, check: early }, 'refused a supplier callback');
       throw new AppError('UNAUTHORIZED', early === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
     }
     const body = typeof bodyOrLoader === 'function' ? await bodyOrLoader() : bodyOrLoader;
-    const check = verifyCallback(receiver.secret, headers, body, now, this.settings.callbackWindowSeconds);
+    const check = verifyCallback(secret, headers, body, now, this.settings.callbackWindowSeconds);
     if (check !== 'ok') {
       this.logger.warn({ taskId, check }, 'refused a supplier callback');
       throw new AppError('UNAUTHORIZED', check === 'stale' ? 'callback timestamp outside the accepted window' : 'callback signature invalid');
     }
     let remote: unknown;
     try {
-      remote = receiver.parse(JSON.parse(body.toString('utf8')));
+      remote = receiver.parse(JSON.parse(body.toString('utf8')), state as ActiveJob);
     } catch {
       throw new AppError('VALIDATION_ERROR', 'body: not a job status document');
     }
     if (isTerminal(state)) return;
+    await this.record(taskId, receiver, remote);
+  }
+
+  /**
+   * A provider's webhook: its own signature scheme over the raw body (checked only for a job
+   * the provider holds; a job that already ended acknowledges and changes nothing).
+   */
+  private async receiveSigned(taskId: string, state: SupplierJobState, receiver: CallbackReceiver, cmd: ReceiveCallbackCommand, now: number): Promise<void> {
+    if (isTerminal(state)) return;
+    if (state.status !== 'dispatched' || !receiver.verify) throw new AppError('NOT_FOUND', 'no such callback address');
+    const body = typeof cmd.data.body === 'function' ? await cmd.data.body() : cmd.data.body;
+    const headers = cmd.data.headers ?? { get: () => null };
+    if (!receiver.verify(state, headers, body, now)) {
+      this.logger.warn({ taskId }, 'refused a provider webhook (signature)');
+      throw new AppError('UNAUTHORIZED', 'webhook signature invalid');
+    }
+    let remote: unknown;
+    try {
+      remote = receiver.parse(JSON.parse(body.toString('utf8')), state);
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'body: not a status of this job');
+    }
+    await this.record(taskId, receiver, remote);
+  }
+
+  /** Records a reported status like a poll would, serialized with the job's steps. */
+  private async record(taskId: string, receiver: CallbackReceiver, remote: unknown): Promise<void> {
     await this.runner.exclusive(taskId, async () => {
       const { state: current } = await this.runner.load(taskId);
       if (current.status !== 'queued' && current.status !== 'dispatched') return;

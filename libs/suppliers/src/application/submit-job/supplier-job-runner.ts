@@ -203,7 +203,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
           this.logger.error({ taskId, deliveries }, 'a supplier job was handed to a worker too often; failing it');
           await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' } } });
           const channel = this.channels.get(job.job.supplier);
-          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
+          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal, remoteOf(job)).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
         }
         this.forget(taskId);
       }),
@@ -233,7 +233,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
         if (now >= deadline) {
           await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' } } });
           this.forget(taskId);
-          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a timed-out job failed'));
+          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal, remoteOf(job)).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a timed-out job failed'));
           return;
         }
         if (!channel) {
@@ -263,3 +263,5 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+const remoteOf = (job: ActiveJob) => (job.status === 'dispatched' ? job.remote : null);

@@ -1,4 +1,7 @@
 import { Logger } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '@gensvc/shared';
+import { OutputDownloadError, openOutput } from '../../application/providers/output-download';
 import type { Catalogue } from '@gensvc/catalogue/contracts';
 import type { SupplierJobOutput } from '../../contracts/supplier-gateway';
 import type { JobInfo } from '../../domain/supplier-job';
@@ -48,6 +51,13 @@ export function parseRemoteStatus(value: unknown): RemoteJobStatus {
 
 const SAFE_FILE_NAME = /^[\p{L}\p{N} ._()-]{1,200}$/u;
 
+/** The short code of an output that cannot be stored for good, or null when trying again may help. */
+function refusedOutput(err: unknown): string | null {
+  if (err instanceof OutputDownloadError) return err.retry ? null : err.code;
+  if (err instanceof AppError && ['UNSUPPORTED_MEDIA_TYPE', 'FILE_TYPE_MISMATCH', 'INVALID_TEXT', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE'].includes(err.code)) return err.code.toLowerCase();
+  return null;
+}
+
 /**
  * An external supplier over HTTP (libs/suppliers/PROTOCOL.md): submits with an idempotent
  * `PUT /jobs/{task_id}` that carries a service-generated callback address, takes results
@@ -69,6 +79,7 @@ export class HttpSupplierChannel extends SupplierChannel {
     private readonly resources: JobResources,
     private readonly tokens: CallbackTokens,
     private readonly publicBaseUrl: string,
+    private readonly outputMaxBytes = MAX_INPUT_BYTES,
   ) {
     super();
     this.name = config.name;
@@ -195,7 +206,18 @@ export class HttpSupplierChannel extends SupplierChannel {
       case 'running':
         return false;
       case 'succeeded': {
-        const output = await this.materialize(state.job, remote, ctx.signal);
+        let output: SupplierJobOutput;
+        try {
+          output = await this.materialize(state.job, remote, ctx.signal);
+        } catch (err) {
+          const refused = refusedOutput(err);
+          if (!refused) throw err;
+          // A link that answers 4xx, an address outside the allowed hosts or a file type the
+          // service does not serve will not get better: the job fails (nothing charged).
+          this.logger.warn({ taskId: state.job.taskId, code: refused }, 'an output of the supplier could not be stored; failing the job');
+          await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: `an output of the supplier could not be stored (${refused})` } } });
+          return true;
+        }
         await ctx.record({ type: 'CompleteJob', data: { output } });
         return true;
       }
@@ -269,12 +291,14 @@ export class HttpSupplierChannel extends SupplierChannel {
     for (const f of files) {
       const mime = typeof f.mime === 'string' && /^[a-z]+\/[a-z0-9.+-]+$/i.test(f.mime) ? f.mime.toLowerCase() : 'application/octet-stream';
       const name = typeof f.name === 'string' && SAFE_FILE_NAME.test(f.name) ? f.name : `output-${index + 1}`;
-      let body: Buffer;
-      if (typeof f.content_base64 === 'string') body = Buffer.from(f.content_base64, 'base64');
-      else if (typeof f.url === 'string') body = await this.download(f.url, signal);
-      else throw new SupplierRejection('an output file has neither content_base64 nor url');
-      if (body.length > MAX_INPUT_BYTES) throw new SupplierRejection('an output file is too large');
-      ids.push(await this.resources.storeOutput(job, index, name, mime, body));
+      if (typeof f.content_base64 === 'string') {
+        const body = Buffer.from(f.content_base64, 'base64');
+        if (body.length > MAX_INPUT_BYTES) throw new SupplierRejection('an output file is too large');
+        ids.push(await this.resources.storeOutput(job, index, name, mime, body));
+      } else if (typeof f.url === 'string') {
+        const { body, contentType } = await this.download(f.url, signal);
+        ids.push(await this.resources.storeOutput(job, index, name, contentType ?? mime, body, this.outputMaxBytes));
+      } else throw new SupplierRejection('an output file has neither content_base64 nor url');
       index++;
     }
     const text = typeof remote.output?.text === 'string' ? remote.output.text : undefined;
@@ -289,26 +313,29 @@ export class HttpSupplierChannel extends SupplierChannel {
     return { asset_ids: ids, ...(text !== undefined ? { text } : {}), ...(voiceId ? { voice_id: voiceId } : {}) };
   }
 
-  private async download(url: string, signal: AbortSignal): Promise<Buffer> {
-    let u: URL;
+  /**
+   * Opens an output file the supplier links to, streamed (never whole in memory): the
+   * channel's own origin is trusted as configured; any other address must be https on port
+   * 443 and pass the import guard (no loopback, private or metadata address), checked at
+   * every redirect. A 4xx or a refused address is final; 5xx, 429 and broken connections
+   * are retried by the caller's backoff.
+   */
+  private async download(url: string, signal: AbortSignal): Promise<{ body: IncomingMessage; contentType: string | null }> {
+    const base = new URL(this.config.baseUrl);
     try {
-      u = new URL(url);
-    } catch {
-      throw new SupplierRejection('an output file url is invalid');
+      return await openOutput(
+        url,
+        {
+          trusts: (u) => u.origin === base.origin,
+          headersFor: (u): Record<string, string> => (u.origin === base.origin && this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
+          connectTimeoutMs: this.config.requestTimeoutMs,
+        },
+        signal,
+      );
+    } catch (err) {
+      if (err instanceof OutputDownloadError && err.retry) throw new RetryableSupplierError(`output download failed (${err.code})`);
+      throw err;
     }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new SupplierRejection('an output file url is not http(s)');
-    const sameOrigin = u.origin === new URL(this.config.baseUrl).origin;
-    const res = await this.fetchWithTimeout(u.toString(), { method: 'GET', headers: sameOrigin && this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {} }, signal);
-    if (res.status >= 500 || res.status === 408 || res.status === 429) throw new RetryableSupplierError(`output download answered ${res.status}`);
-    if (res.status !== 200 || !res.body) throw new SupplierRejection(`output download answered ${res.status}`, res.status);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > MAX_INPUT_BYTES) throw new SupplierRejection('an output file is too large');
-      chunks.push(Buffer.from(chunk));
-    }
-    return Buffer.concat(chunks);
   }
 
   private async request(method: string, path: string, body: unknown, signal: AbortSignal): Promise<{ status: number; json: unknown }> {

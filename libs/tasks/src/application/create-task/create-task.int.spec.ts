@@ -35,6 +35,9 @@ class FakeAssetRegistry extends AssetRegistry {
   async registerOutput(): Promise<string> {
     throw new Error('not used');
   }
+  link(): string {
+    throw new Error('not used');
+  }
 }
 
 class FakeVoiceRegistry extends VoiceRegistry {

@@ -70,6 +70,8 @@ export function commandFor(event: SupplierJobEvent, fallbackNow: Date): TaskComm
   const data = { task_id: event.data.task_id };
   switch (event.type) {
     case 'SupplierJobQueued':
+    case 'SupplierJobSubmitting':
+    case 'SupplierJobNotTaken':
       return null;
     case 'SupplierJobDispatched':
       return { type: 'StartTask', data, metadata };

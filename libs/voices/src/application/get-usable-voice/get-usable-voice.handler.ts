@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Catalogue } from '@gensvc/catalogue/contracts';
+import { Catalogue, ROUTED } from '@gensvc/catalogue/contracts';
 import { AppError } from '@gensvc/shared';
 import { isVoiceId } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
@@ -8,8 +8,13 @@ import { modelsFor } from '../voice-views';
 export interface GetUsableVoiceQuery {
   readonly account_id: string;
   readonly voice_id: string;
-  /** The supplier channel of the model the voice is for. */
-  readonly supplier: string;
+  /**
+   * The supplier channel(s) of the model the voice is for (a model with routes has one per
+   * route). `ROUTED` (a task of a routed model, checked against its routes when quoted) checks
+   * only that the voice is the caller's and active: the job then runs only on routes of the
+   * voice's channel.
+   */
+  readonly supplier: string | readonly string[];
 }
 
 /**
@@ -28,7 +33,8 @@ export class GetUsableVoiceHandler {
     const voice = typeof voiceId === 'string' && isVoiceId(voiceId) ? await this.voices.load(voiceId) : null;
     if (!voice || voice.accountId !== accountId) throw new AppError('VALIDATION_ERROR', `input.voice_id: no voice ${voiceId} of yours exists`);
     if (voice.status !== 'active') throw new AppError('VALIDATION_ERROR', `input.voice_id: voice ${voiceId} is ${voice.status} and can no longer be used`);
-    if (voice.supplier !== supplier) {
+    const allowed = typeof supplier === 'string' ? [supplier] : supplier;
+    if (supplier !== ROUTED && !allowed.includes(voice.supplier)) {
       throw new AppError('VALIDATION_ERROR', `input.voice_id: voice ${voiceId} cannot be used with this model; use one of ${modelsFor(this.catalogue, voice).join(', ') || 'no current model'}`);
     }
     return { id: voice.voiceId, supplierVoiceId: voice.supplierVoiceId };

@@ -15,7 +15,7 @@ export class VoiceRegistryService extends VoiceRegistry {
     super();
   }
 
-  override requireUsable(accountId: string, voiceId: string, supplier: string): Promise<{ id: string; supplierVoiceId: string }> {
+  override requireUsable(accountId: string, voiceId: string, supplier: string | readonly string[]): Promise<{ id: string; supplierVoiceId: string }> {
     return this.usableVoice.execute({ account_id: accountId, voice_id: voiceId, supplier });
   }
 

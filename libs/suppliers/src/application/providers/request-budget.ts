@@ -1,0 +1,110 @@
+import type { LeaseStore } from '@gensvc/shared';
+
+/**
+ * A channel's request budget toward its provider (`requests_per_minute`), shared by all its
+ * jobs, its probes and every process on the same stores.
+ *
+ * Time is cut into slots of `60 000 / rpm` milliseconds; a request may go out only in a
+ * slot it claimed, and each slot is claimed by at most one request across the processes (a
+ * lease on the slot's key). So no 60-second window ever holds more than `rpm` requests
+ * (plus one at its edge), without any process knowing how many others there are. Keys are
+ * the slot number modulo `rpm` with a time to live of half a minute, so the lease store
+ * holds at most `rpm` keys per channel.
+ *
+ * In a process, waiting requests form one queue per channel: a single loop claims the
+ * current slot and hands it to the first waiter, so thousands of waiting jobs cost one lease
+ * write per slot, not one per job and slot.
+ */
+export class RequestBudget {
+  private readonly slotMs: number;
+  private readonly waiting: { resolve: () => void; reject: (err: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private nextSlot = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  /** Requests sent in the last minute from this process (for `admin channels` and metrics). */
+  private readonly sent: number[] = [];
+
+  constructor(
+    private readonly leases: LeaseStore,
+    private readonly channel: string,
+    readonly requestsPerMinute: number,
+    private readonly owner: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.slotMs = 60_000 / requestsPerMinute;
+  }
+
+  /** Resolves when this request may be sent (its slot has come); rejects when `signal` aborts first. */
+  take(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: (typeof this.waiting)[number] = { resolve, reject, signal };
+      if (signal) {
+        waiter.onAbort = () => {
+          const i = this.waiting.indexOf(waiter);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.waiting.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Requests waiting in this process. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Requests this process sent in the last 60 seconds. */
+  usedLastMinute(): number {
+    const since = this.now() - 60_000;
+    while (this.sent.length && this.sent[0]! < since) this.sent.shift();
+    return this.sent.length;
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const w of this.waiting.splice(0)) w.reject(new Error('the service is stopping'));
+  }
+
+  private pump(): void {
+    if (this.running || this.timer || !this.waiting.length) return;
+    this.running = true;
+    void this.claimNext()
+      .catch(() => 50) // the lease store failed: try again shortly
+      .then((waitMs) => {
+        this.running = false;
+        if (!this.waiting.length) return;
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, waitMs);
+        this.timer.unref?.();
+      });
+  }
+
+  /** Claims the current (or next) free slot for the first waiter; returns how long to wait before trying again. */
+  private async claimNext(): Promise<number> {
+    const now = this.now();
+    const current = Math.floor(now / this.slotMs);
+    const slot = Math.max(current, this.nextSlot);
+    if (slot > current) return Math.max(1, slot * this.slotMs - now);
+    this.nextSlot = slot + 1;
+    const key = `budget:${this.channel}:${slot % this.requestsPerMinute}`;
+    // A distinct owner per slot: a lease this process still holds for an earlier slot of the
+    // same key is never taken as "already mine".
+    const mine = await this.leases.acquire(key, `${this.owner}:${slot}`, 30_000);
+    if (mine) {
+      const waiter = this.waiting.shift();
+      if (waiter) {
+        if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        this.sent.push(this.now());
+        waiter.resolve();
+      }
+    }
+    return Math.max(0, (slot + 1) * this.slotMs - this.now());
+  }
+}
