@@ -17,7 +17,7 @@ import type { LeaseStore } from '@gensvc/shared';
  */
 export class RequestBudget {
   private readonly slotMs: number;
-  private readonly waiting: { resolve: () => void; reject: (err: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private readonly waiting: { resolve: (slot: number) => void; reject: (err: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
   private nextSlot = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -34,10 +34,13 @@ export class RequestBudget {
     this.slotMs = 60_000 / requestsPerMinute;
   }
 
-  /** Resolves when this request may be sent (its slot has come); rejects when `signal` aborts first. */
-  take(signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves when this request may be sent (its slot has come) with the slot's number (time
+   * divided by the slot length); rejects when `signal` aborts first.
+   */
+  take(signal?: AbortSignal): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const waiter: (typeof this.waiting)[number] = { resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
@@ -102,7 +105,7 @@ export class RequestBudget {
       if (waiter) {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
         this.sent.push(this.now());
-        waiter.resolve();
+        waiter.resolve(slot);
       }
     }
     return Math.max(0, (slot + 1) * this.slotMs - this.now());

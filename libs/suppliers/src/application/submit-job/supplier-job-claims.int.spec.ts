@@ -8,6 +8,7 @@ import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { CancelJobHandler } from '../cancel-job/cancel-job.handler';
 import { OpenJobsHandler } from '../job-list/open-jobs.handler';
 import type { JobResources } from '../job-outputs';
+import { NO_PROVIDERS } from '../../testing/no-providers';
 import { SupplierChannelRegistry } from '../supplier-channel-registry';
 import { SupplierGatewayService } from '../supplier-gateway/supplier-gateway.service';
 import { SubmitJobHandler } from './submit-job.handler';
@@ -73,7 +74,7 @@ describe('Supplier jobs over a persistent subscription (in-process model of Even
     const store = new EsdbEventStore(client);
     const clock = new SystemClock();
     const controls = new LocalSupplierControls({ localSupplierDelayMs: 0 } as AppConfig);
-    const channels = new SupplierChannelRegistry(settings, catalogue, resources, new LocalSupplierChannel(controls, resources));
+    const channels = new SupplierChannelRegistry(settings, catalogue, resources, new LocalSupplierChannel(controls, resources), ...NO_PROVIDERS);
     const engine = { health: () => ({ started: true, projected: 0n }), projectedPosition: () => 2n ** 62n } as unknown as SubscriptionEngine;
     const claims = new GroupJobClaims(new EsdbConsumerGroups(client, undefined, 50), settings);
     const finished: string[] = [];

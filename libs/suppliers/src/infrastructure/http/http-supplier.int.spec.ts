@@ -13,6 +13,7 @@ import { ReceiveCallbackHandler } from '../../application/receive-callback/recei
 import { SubmitJobHandler } from '../../application/submit-job/submit-job.handler';
 import { LeaseJobClaims } from '../../application/submit-job/supplier-job-claims';
 import { SupplierJobRunner } from '../../application/submit-job/supplier-job-runner';
+import { NO_PROVIDERS } from '../../testing/no-providers';
 import { SupplierChannelRegistry } from '../../application/supplier-channel-registry';
 import { SupplierGatewayService } from '../../application/supplier-gateway/supplier-gateway.service';
 import { LocalSupplierChannel } from '../local/local-supplier.channel';
@@ -76,7 +77,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     const clock = new SystemClock();
     const res = resources();
     const controls = new LocalSupplierControls({ localSupplierDelayMs: 0 } as AppConfig);
-    const channels = new SupplierChannelRegistry(settings, catalogue, res, new LocalSupplierChannel(controls, res));
+    const channels = new SupplierChannelRegistry(settings, catalogue, res, new LocalSupplierChannel(controls, res), ...NO_PROVIDERS);
     const engine = { health: () => ({ started: true, projected: 0n }), projectedPosition: () => 0n } as unknown as SubscriptionEngine;
     const readStore = SqliteReadStore.open(':memory:');
     const r = new SupplierJobRunner(store, new OpenJobsHandler(readStore), engine, clock, channels, new LeaseJobClaims(new ReadStoreLeaseStore(readStore), settings), { processRole: 'all' } as AppConfig);
