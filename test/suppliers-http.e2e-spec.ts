@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -152,5 +153,60 @@ describe('HTTP supplier channel through the API', () => {
     const until = Date.now() + 10_000;
     while ((await t.http().get(`/v1/voices/${voiceId}`).set(bearer(acc))).body.status !== 'deleted' && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     expect(supplier.deletedVoices).toEqual(['acme-v-77']);
+  });
+
+  describe('output files the supplier links to or names', () => {
+    const run = async (output: object) => {
+      const id = await createTask({ model: 'acme-writer', capability: 'text.generate', input: { prompt: 'files' } });
+      await heldBySupplier(id);
+      await supplier.finish(id, { status: 'succeeded', output } as never, {});
+      return waitTask(id, (x) => x.status !== 'running');
+    };
+
+    it('never fetches an output address on loopback or a private network outside the channel\'s own origin', async () => {
+      const hits: string[] = [];
+      const internal = createServer((req, res) => {
+        hits.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(readFileSync(join(__dirname, 'fixtures', 'image.png')));
+      });
+      await new Promise<void>((r) => internal.listen(0, '127.0.0.1', r));
+      try {
+        const port = (internal.address() as AddressInfo).port;
+        for (const url of [`http://127.0.0.1:${port}/secret.png`, `https://127.0.0.1:${port}/secret.png`, 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.8/x.png']) {
+          const failed = await run({ files: [{ name: 'x.png', mime: 'image/png', url }] });
+          expect(failed.status).toBe('failed');
+          expect(failed.error).toEqual({ code: 'SUPPLIER_ERROR', message: expect.stringContaining('refused_address') });
+        }
+        expect(hits).toEqual([]);
+      } finally {
+        internal.close();
+      }
+    });
+
+    it('stores only the types the service serves: HTML, SVG or scripts fail the task instead of being served on the API origin', async () => {
+      for (const [mime, body] of [
+        ['text/html', '<!doctype html><script>alert(1)</script>'],
+        ['image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'],
+        ['application/javascript', 'alert(document.cookie)'],
+        ['image/png', '<html><body>not a png</body></html>'],
+      ]) {
+        const failed = await run({ files: [{ name: 'page', mime, content_base64: Buffer.from(body).toString('base64') }] });
+        expect(failed.status).toBe('failed');
+        expect(failed.error!.code).toBe('SUPPLIER_ERROR');
+      }
+      const ok = await run({ files: [{ name: 'pic.png', mime: 'application/octet-stream', content_base64: readFileSync(join(__dirname, 'fixtures', 'image.png')).toString('base64') }] });
+      expect(ok.status).toBe('succeeded');
+      const asset = await t.http().get(`/v1/assets/${ok.output!.asset_ids[0]}`).set(bearer(acc)).expect(200);
+      expect(asset.body.mime).toBe('image/png');
+    });
+
+    it('fails the task once on a 4xx of an output link instead of retrying it until the deadline', async () => {
+      const before = supplier.count('GET', '/files/');
+      const failed = await run({ files: [{ name: 'gone.png', mime: 'image/png', url: `${supplier.url}/files/gone.png` }] });
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toEqual({ code: 'SUPPLIER_ERROR', message: expect.stringContaining('http_404') });
+      expect(supplier.count('GET', '/files/') - before).toBe(1);
+    });
   });
 });

@@ -3,6 +3,7 @@ import { DiscoveryService, NestFactory, Reflector } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, SubscriptionEngine, createLogger, discoverRoutes, runsBackgroundWork, servesApi } from '@gensvc/shared';
 import { DeliveryMetrics } from '@gensvc/notifications';
+import { ChannelStatus } from '@gensvc/suppliers';
 import { Metrics } from '@gensvc/operations';
 import { AppModule, type AppOverrides } from './app.module';
 import type { NextFunction, Request, Response } from 'express';
@@ -44,6 +45,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   // The webhook metrics live in the notifications context's registry; serve them with the rest.
   const metrics = app.get(Metrics);
   for (const m of app.get(DeliveryMetrics).all()) metrics.registry.registerMetric(m);
+  for (const m of app.get(ChannelStatus).all()) metrics.registry.registerMetric(m);
   allowed = allowedMethodsOf(app);
   // Every role projects (reads and read-your-writes need the read models); reactors run
   // only where background work runs.

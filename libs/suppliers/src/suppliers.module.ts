@@ -14,6 +14,10 @@ import { SupplierJobRunner } from './application/submit-job/supplier-job-runner'
 import { SupplierJobWorker } from './application/submit-job/supplier-job-worker.reactor';
 import { SupplierChannels } from './application/supplier-channel';
 import { SupplierChannelRegistry } from './application/supplier-channel-registry';
+import { ChannelMetrics, ChannelStatus } from './application/providers/channel-status';
+import { ProviderChannels } from './application/providers/provider-channels';
+import { RouteProber } from './application/providers/route-prober';
+import { PROVIDER_ADAPTERS } from './infrastructure/providers';
 import { SupplierGatewayService } from './application/supplier-gateway/supplier-gateway.service';
 import { ChannelVoiceRemover } from './application/supplier-voice-remover/supplier-voice-remover.service';
 import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
@@ -22,7 +26,8 @@ import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
 
 /**
  * Suppliers context: supplier jobs (stream `supplierjob-<task_id>`), the built-in local
- * supplier, external HTTP suppliers with callbacks and polling, and the job runner.
+ * supplier, external HTTP suppliers with callbacks and polling, provider channels with
+ * routes, probes and budgets (`application/providers/`), and the job runner.
  * Imports: the storage module, the catalogue (`Catalogue`), voices (`VoiceRegistry`) and
  * assets (`AssetRegistry`, looked up when a job first needs it).
  */
@@ -38,6 +43,15 @@ export class SuppliersModule {
         LocalSupplierControls,
         JobResources,
         LocalSupplierChannel,
+        ChannelMetrics,
+        {
+          provide: ProviderChannels,
+          useFactory: (settings: SupplierSettings, leases: LeaseStore, metrics: ChannelMetrics) =>
+            new ProviderChannels(settings.providers.values(), PROVIDER_ADAPTERS, leases, (...a) => metrics.observe(...a)),
+          inject: [SupplierSettings, LeaseStore, ChannelMetrics],
+        },
+        RouteProber,
+        ChannelStatus,
         { provide: SupplierChannels, useClass: SupplierChannelRegistry },
         {
           // EventStoreDB: a persistent subscription with competing consumers; embedded: leases.
@@ -56,7 +70,7 @@ export class SuppliersModule {
         { provide: SupplierGateway, useExisting: SupplierGatewayService },
         { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
       ],
-      exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover],
+      exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover, ChannelStatus],
     };
   }
 }

@@ -1,7 +1,8 @@
 import type { AdminCommand } from '../command';
+import { channelsCommand } from './channels.command';
 import { IDENTITY_COMMANDS } from './identity.commands';
 import { replayCommand } from './replay.command';
 import { WALLET_COMMANDS } from './wallet.commands';
 
 /** Every admin command. Each context's commands live in their own file here. */
-export const COMMANDS: AdminCommand[] = [...IDENTITY_COMMANDS, ...WALLET_COMMANDS, replayCommand];
+export const COMMANDS: AdminCommand[] = [...IDENTITY_COMMANDS, ...WALLET_COMMANDS, replayCommand, channelsCommand];

@@ -9,6 +9,8 @@ export interface SupplierJobDoc extends Record<string, unknown> {
   task_id: string;
   account_id: string;
   supplier: string | null;
+  /** The channel that runs (or is being sent) the job: the supplier, or a provider route's channel. */
+  channel?: string | null;
   status: 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'canceled';
   cancel: 'none' | 'checking' | 'refused' | 'unconfirmed';
   updated_at: string;
@@ -18,7 +20,7 @@ const projection = documentProjection<SupplierJobDoc, SupplierJobEvent>({
   name: 'suppliers.jobs',
   collection: SUPPLIER_JOBS,
   handles: SUPPLIER_JOB_EVENT_TYPES,
-  indexes: [{ keys: { status: 1 } }],
+  indexes: [{ keys: { status: 1 } }, { keys: { channel: 1, status: 1 } }],
   // A stored event without a task id (never written by this service) changes no document.
   documentId: (e) => e.data.task_id ?? null,
   evolve(doc, e) {
@@ -33,9 +35,11 @@ const projection = documentProjection<SupplierJobDoc, SupplierJobEvent>({
     const next = { ...base, updated_at: e.data.at };
     switch (e.type) {
       case 'SupplierJobQueued':
-        return { ...next, supplier: e.data.supplier, status: 'queued' };
+        return { ...next, supplier: e.data.supplier, channel: e.data.supplier, status: 'queued' };
+      case 'SupplierJobSubmitting':
+        return { ...next, channel: e.data.channel };
       case 'SupplierJobDispatched':
-        return { ...next, status: 'dispatched' };
+        return { ...next, status: 'dispatched', ...(e.data.channel ? { channel: e.data.channel } : {}) };
       case 'SupplierCancelChecking':
         return { ...next, cancel: 'checking' };
       case 'SupplierCancelRefused':

@@ -1,7 +1,7 @@
-import type { LeaseStore } from '@gensvc/shared';
+import { ConfigError, type LeaseStore } from '@gensvc/shared';
 import type { ProviderChannelConfig } from '../../supplier-settings';
 import type { ProviderAdapter, ProviderType } from './provider-adapter';
-import { ProviderClient, ProviderUnreachable } from './provider-client';
+import { ProviderClient, ProviderUnreachable, type RequestObserver } from './provider-client';
 import { RequestBudget } from './request-budget';
 
 /** One configured provider channel: its settings, its adapter and the client that sends its requests. */
@@ -12,8 +12,9 @@ export class ProviderChannel {
     readonly config: ProviderChannelConfig,
     readonly adapter: ProviderAdapter,
     readonly budget: RequestBudget | undefined,
+    observe?: RequestObserver,
   ) {
-    this.client = new ProviderClient(config, adapter, budget);
+    this.client = new ProviderClient(config, adapter, budget, observe);
   }
 
   get name(): string {
@@ -33,17 +34,19 @@ export class ProviderChannel {
 }
 
 /** The provider adapters by type (the infrastructure's translations). */
-export type ProviderAdapters = Readonly<Record<ProviderType, ProviderAdapter>>;
+export type ProviderAdapters = Readonly<Partial<Record<ProviderType, ProviderAdapter>>>;
 
 /** The deployment's provider channels by name (SUPPLIER_CHANNELS entries of a provider type). */
 export class ProviderChannels {
   private readonly byName = new Map<string, ProviderChannel>();
 
-  constructor(configs: Iterable<ProviderChannelConfig>, adapters: ProviderAdapters, leases: LeaseStore) {
+  constructor(configs: Iterable<ProviderChannelConfig>, adapters: ProviderAdapters, leases: LeaseStore, observe?: RequestObserver) {
     const owner = `${process.pid}-${Math.random().toString(36).slice(2)}`;
     for (const config of configs) {
       const budget = config.requestsPerMinute ? new RequestBudget(leases, config.name, config.requestsPerMinute, owner) : undefined;
-      this.byName.set(config.name, new ProviderChannel(config, adapters[config.type], budget));
+      const adapter = adapters[config.type];
+      if (!adapter) throw new ConfigError('SUPPLIER_CHANNELS', `channel "${config.name}" has type ${config.type}, which this build has no adapter for`);
+      this.byName.set(config.name, new ProviderChannel(config, adapter, budget, observe));
     }
   }
 

@@ -22,14 +22,19 @@ export class ProviderUnreachable extends Error {
 
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
 
-/** What a channel's client counts per outcome (CONTRACT §15 metrics, `admin channels`). */
+/** What a channel's client counts per outcome (CONTRACT §15 metrics, `admin channels`), since this process started. */
 export interface ChannelStats {
+  /** Requests by `<kind>:<outcome>` (`status:ok`, `submit:http_429`, `probe:connect_failed`, …). */
   requests: Record<string, number>;
-  /** Recent errors by short code. */
-  errors: Record<string, number>;
   latencyMsSum: number;
   latencyCount: number;
 }
+
+/** Observes every request a channel sends (metrics). */
+export type RequestObserver = (channel: string, kind: string, outcome: string, seconds: number | null) => void;
+
+/** How long an error counts as recent (`admin channels`). */
+const RECENT_MS = 15 * 60_000;
 
 /**
  * Sends one channel's requests: the base URL, the provider's authentication, JSON, the
@@ -39,13 +44,34 @@ export interface ChannelStats {
  * an operator-configured output host.
  */
 export class ProviderClient {
-  readonly stats: ChannelStats = { requests: {}, errors: {}, latencyMsSum: 0, latencyCount: 0 };
+  readonly stats: ChannelStats = { requests: {}, latencyMsSum: 0, latencyCount: 0 };
+  /** Errors of the last 15 minutes: time and short code. */
+  private readonly recent: { at: number; code: string }[] = [];
+  /** When each request of the last minute went out. */
+  private readonly sent: number[] = [];
 
   constructor(
     readonly config: ProviderChannelConfig,
     readonly adapter: ProviderAdapter,
     readonly budget: RequestBudget | undefined,
+    private readonly observe?: RequestObserver,
   ) {}
+
+  /** Requests this process sent in the last 60 seconds. */
+  sentLastMinute(): number {
+    const since = Date.now() - 60_000;
+    while (this.sent.length && this.sent[0]! < since) this.sent.shift();
+    return this.sent.length;
+  }
+
+  /** Errors of the last 15 minutes by short code. */
+  recentErrors(): Record<string, number> {
+    const since = Date.now() - RECENT_MS;
+    while (this.recent.length && this.recent[0]!.at < since) this.recent.shift();
+    const out: Record<string, number> = {};
+    for (const e of this.recent) out[e.code] = (out[e.code] ?? 0) + 1;
+    return out;
+  }
 
   /** The full URL of a request, or null when it points outside the channel's hosts. */
   resolve(url: string): string | null {
@@ -74,6 +100,8 @@ export class ProviderClient {
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(this.config.requestTimeoutMs);
     const started = performance.now();
+    this.sent.push(Date.now());
+    if (this.sent.length > 100_000) this.sent.shift();
     let res: Response;
     try {
       res = await fetch(url, {
@@ -120,10 +148,14 @@ export class ProviderClient {
   private count(kind: string, outcome: string, ms: number): void {
     const key = `${kind}:${outcome}`;
     this.stats.requests[key] = (this.stats.requests[key] ?? 0) + 1;
-    if (outcome !== 'ok') this.stats.errors[outcome] = (this.stats.errors[outcome] ?? 0) + 1;
+    if (outcome !== 'ok') {
+      this.recent.push({ at: Date.now(), code: outcome });
+      if (this.recent.length > 10_000) this.recent.shift();
+    }
     if (ms) {
       this.stats.latencyMsSum += ms;
       this.stats.latencyCount++;
     }
+    this.observe?.(this.config.name, kind, outcome, ms ? ms / 1000 : null);
   }
 }

@@ -21,8 +21,6 @@ export class RequestBudget {
   private nextSlot = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
-  /** Requests sent in the last minute from this process (for `admin channels` and metrics). */
-  private readonly sent: number[] = [];
 
   constructor(
     private readonly leases: LeaseStore,
@@ -58,13 +56,6 @@ export class RequestBudget {
   /** Requests waiting in this process. */
   get queued(): number {
     return this.waiting.length;
-  }
-
-  /** Requests this process sent in the last 60 seconds. */
-  usedLastMinute(): number {
-    const since = this.now() - 60_000;
-    while (this.sent.length && this.sent[0]! < since) this.sent.shift();
-    return this.sent.length;
   }
 
   stop(): void {
@@ -104,7 +95,6 @@ export class RequestBudget {
       const waiter = this.waiting.shift();
       if (waiter) {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-        this.sent.push(this.now());
         waiter.resolve(slot);
       }
     }
