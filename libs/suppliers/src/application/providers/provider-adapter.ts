@@ -134,8 +134,10 @@ export interface ProviderAdapter {
   /**
    * The probe of a route that spends nothing: an authenticated read of the provider's model
    * (or model list). The channel counts a 2xx answer as passed, anything else as failed.
+   * `baseUrl` is the channel's `base_url`, for providers whose model read is not on the API
+   * host itself (fal: the Platform API beside the queue); other adapters ignore it.
    */
-  probe(supplierModel: string, capability: string): ProviderRequest;
+  probe(supplierModel: string, capability: string, baseUrl?: string): ProviderRequest;
 
   /** The request that creates the provider's job. */
   submit(job: RouteJob): ProviderRequest;

@@ -24,7 +24,7 @@ export class ProviderChannel {
   /** Probes a provider model without spending anything: `ok`, or the short code of the failure. */
   async probe(supplierModel: string, capability: string, signal: AbortSignal): Promise<string> {
     try {
-      const answer = await this.client.send(this.adapter.probe(supplierModel, capability), signal, 'probe');
+      const answer = await this.client.send(this.adapter.probe(supplierModel, capability, this.config.baseUrl), signal, 'probe');
       return answer.status >= 200 && answer.status < 300 ? 'ok' : `http_${answer.status}`;
     } catch (err) {
       if (err instanceof ProviderUnreachable) return err.code;
