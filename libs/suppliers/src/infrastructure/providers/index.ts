@@ -1,4 +1,9 @@
 import type { ProviderAdapters } from '../../application/providers/provider-channels';
+import { falAdapter } from './fal/fal.adapter';
+import { replicateAdapter } from './replicate/replicate.adapter';
 
 /** The provider adapters of this build, by channel type (docs/channels.md says what each follows). */
-export const PROVIDER_ADAPTERS: ProviderAdapters = {};
+export const PROVIDER_ADAPTERS: ProviderAdapters = {
+  replicate: replicateAdapter,
+  fal: falAdapter,
+};
