@@ -128,6 +128,12 @@ export interface ProviderAdapter {
    */
   synchronous?(job: RouteJob): boolean;
 
+  /**
+   * Hosts of the provider's own API besides `base_url`'s that its requests may go to with
+   * the channel's credential (fal's model reads are on its Platform API host).
+   */
+  readonly apiHosts?: readonly string[];
+
   /** The authentication headers of every request (`Bearer …`, fal's `Key …`). */
   auth(credential: string): Record<string, string>;
 

@@ -82,7 +82,7 @@ export class ProviderClient {
     } catch {
       return null;
     }
-    return this.trusts(u) ? u.toString() : null;
+    return this.trusts(u) || (u.protocol === 'https:' && (this.adapter.apiHosts ?? []).includes(u.host)) ? u.toString() : null;
   }
 
   /** Whether a URL is on the channel's own origin or one of its configured output hosts. */

@@ -144,6 +144,7 @@ export const falAdapter: ProviderAdapter = {
   // fal documents no idempotency key for queue submissions: a submit whose answer was lost
   // may have queued a request, and sending it again could queue a second one.
   lostAnswer: 'fail',
+  apiHosts: [new URL(FAL_PLATFORM_API).host],
 
   auth: (credential) => ({ authorization: `Key ${credential}` }),
 
