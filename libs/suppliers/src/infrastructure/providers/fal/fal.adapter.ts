@@ -150,9 +150,9 @@ export const falAdapter: ProviderAdapter = {
 
   /**
    * The Platform API's model read (`GET /v1/models?endpoint_id=…`): it reads, never runs. On
-   * fal's own queue host it is `https://api.fal.ai` (list `api.fal.ai` in the channel's
-   * `output_hosts`); behind any other `base_url` (a gateway, a stand-in) it is expected on the
-   * same origin.
+   * fal's own queue host it is `https://api.fal.ai` (named in `apiHosts`, so the channel sends
+   * it with the key); behind any other `base_url` (a gateway, a stand-in) it is expected on
+   * the same origin.
    */
   probe(supplierModel, _capability, baseUrl): ProviderRequest {
     parseEndpointId(supplierModel);

@@ -50,6 +50,7 @@ describe('fal adapter: requests', () => {
     expect(falAdapter.probe('fal-ai/flux/dev', 'image.generate')).toEqual({ method: 'GET', url: `https://api.fal.ai${query}` });
     expect(falAdapter.probe('fal-ai/flux/dev', 'image.generate', 'http://127.0.0.1:4010')).toEqual({ method: 'GET', url: query });
     expect(() => falAdapter.probe('flux', 'image.generate', 'https://queue.fal.run')).toThrow(ProviderProtocolError);
+    expect(falAdapter.apiHosts).toEqual(['api.fal.ai']);
   });
 
   it('resolves a lost submit answer by failing (fal documents no idempotency key), and polls (no webhooks)', () => {
