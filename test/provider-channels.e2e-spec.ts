@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultCatalogueFile } from '@gensvc/catalogue/domain/catalogue';
+import type { ProviderStandIn, StandInOutput } from '@gensvc/suppliers/testing/stand-ins/provider-stand-in';
+import { FalStandIn } from '@gensvc/suppliers/testing/stand-ins/fal.stand-in';
+import { ReplicateStandIn } from '@gensvc/suppliers/testing/stand-ins/replicate.stand-in';
+import { bearer, createAccount, type TestAccount } from './support/accounts';
+import { expectError, startTestApp, type TestApp } from './support/test-app';
+
+/**
+ * Catalogue models routed to each provider's stand-in through the whole app (CONTRACT §14):
+ * verified routes, quote, task, polling or signed webhooks, archived outputs, settlement,
+ * cancellation in each state, 429 with Retry-After, 5xx, answers lost after sending, expired
+ * result links, failed probes. The stand-ins follow each provider's public documentation
+ * (their files say which); the channel configuration is the operator's.
+ */
+interface ProviderCase {
+  readonly type: 'replicate' | 'fal';
+  readonly supplierModel: string;
+  readonly standIn: () => ProviderStandIn;
+  readonly credential: (s: ProviderStandIn) => Record<string, string>;
+  /** The default catalogue model whose schema and prices the routed model takes. */
+  readonly base: 'image-studio-v2' | 'text-writer-lite';
+  readonly capability: string;
+  readonly inputMap?: string;
+  /** What a cancel of a job the provider holds but has not started, and of a running one, ends as. */
+  readonly cancelQueued: 'confirmed';
+  readonly cancelRunning: 'confirmed' | 'refused';
+  readonly webhookSecret?: string;
+}
+
+const WEBHOOK_SECRET = `whsec_${Buffer.from('stand-in webhook signing secret 0123').toString('base64')}`;
+
+const CASES: ProviderCase[] = [
+  {
+    type: 'replicate',
+    supplierModel: 'black-forest-labs/flux-schnell',
+    standIn: () => new ReplicateStandIn(undefined, ['black-forest-labs/flux-schnell']),
+    credential: (s) => ({ api_token: (s as ReplicateStandIn).token }),
+    base: 'image-studio-v2',
+    capability: 'image.generate',
+    inputMap: '{ "prompt": input.prompt, "num_outputs": input.count, "output_format": "png" }',
+    cancelQueued: 'confirmed',
+    cancelRunning: 'confirmed',
+    webhookSecret: WEBHOOK_SECRET,
+  },
+  {
+    type: 'fal',
+    supplierModel: 'fal-ai/flux/schnell',
+    standIn: () => new FalStandIn(undefined, ['fal-ai/flux/schnell']),
+    credential: (s) => ({ api_key: (s as FalStandIn).key }),
+    base: 'image-studio-v2',
+    capability: 'image.generate',
+    inputMap: '{ "prompt": input.prompt, "num_images": input.count }',
+    cancelQueued: 'confirmed',
+    cancelRunning: 'confirmed',
+  },
+];
+
+interface TaskBody {
+  id: string;
+  status: string;
+  charged_amount: string | null;
+  max_amount: string;
+  settlement_status: string;
+  output: { asset_ids: string[]; text?: string } | null;
+  error: { code: string; message: string } | null;
+  cancellation: { status: string };
+}
+
+/** Waits for `probe` to give a value (a bounded wait for something the service does on its own). */
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.each(CASES)('provider channel $type through the API', (c) => {
+  const modelId = `${c.type}-model`;
+  let t: TestApp;
+  let s: ProviderStandIn;
+  let acc: TestAccount;
+  let dir: string;
+  const saved = { CATALOGUE_FILE: process.env.CATALOGUE_FILE, SUPPLIER_CHANNELS: process.env.SUPPLIER_CHANNELS };
+
+  beforeAll(async () => {
+    s = await c.standIn().start();
+    dir = mkdtempSync(join(tmpdir(), `gensvc-${c.type}-`));
+    const file = JSON.parse(readFileSync(defaultCatalogueFile(), 'utf8')) as { version: string; models: Record<string, unknown>[] };
+    const base = file.models.find((m) => m.id === c.base)!;
+    const { supplier: _s, supplier_model: _m, ...rest } = base;
+    file.models.push({
+      ...rest,
+      id: modelId,
+      name: `${c.type} model`,
+      resolved_model: `${modelId}-1`,
+      routes: [{ channel: c.type, supplier_model: c.supplierModel, unit_cost: '0.010000', ...(c.inputMap ? { input_map: c.inputMap } : {}) }],
+    });
+    writeFileSync(join(dir, 'catalogue.json'), JSON.stringify({ ...file, version: `test-${c.type}` }));
+    process.env.CATALOGUE_FILE = join(dir, 'catalogue.json');
+    process.env.SUPPLIER_CHANNELS = JSON.stringify({
+      [c.type]: {
+        type: c.type,
+        base_url: s.url,
+        ...c.credential(s),
+        poll_interval_ms: 100,
+        probe_interval_s: 1,
+        request_timeout_ms: 1500,
+        cancel_timeout_ms: 5000,
+        ...(c.webhookSecret ? { webhook_secret: c.webhookSecret } : {}),
+      },
+    });
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://gensvc.example' } });
+    const origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    if (s instanceof ReplicateStandIn) s.webhookOrigin = origin;
+    acc = await createAccount(t, { credit: '100.00' });
+    await until('the route probe', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === true);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await s?.stop();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const input = c.base === 'image-studio-v2' ? { prompt: 'a lighthouse at dusk', count: 1 } : { prompt: 'Tell me about tides' };
+  const wallet = async () => (await t.http().get('/v1/wallet').set(bearer(acc)).expect(200)).body as { available: string; reserved: string; balance: string };
+  const create = async () => {
+    const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: modelId, capability: c.capability, input }).expect(200);
+    const res = await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `k-${randomUUID()}`).send({ quote_id: q.body.quote_id }).expect(202);
+    return { id: res.body.id as string, estimated: q.body.estimated_amount as string };
+  };
+  const task = async (id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body as TaskBody;
+  const settled = (id: string) => until(`task ${id} settled`, async () => ((x) => (x.settlement_status !== 'reserved' ? x : undefined))(await task(id)));
+  /** The provider job a task made (the newest one not seen before). */
+  const jobOf = async (seen: number) => until('the provider job', async () => s.jobs()[seen]);
+
+  it('shows the model available once its route probe passed, and never names the provider model', async () => {
+    const list = await t.http().get('/v1/models').set(bearer(acc)).expect(200);
+    const m = list.body.data.find((x: { id: string }) => x.id === modelId);
+    expect(m.available).toBe(true);
+    expect(JSON.stringify(list.body)).not.toContain(c.supplierModel);
+  });
+
+  it('runs a task on the provider: the output is archived as the account\'s asset before success, and the quote\'s price is charged', async () => {
+    const before = await wallet();
+    const seen = s.jobs().length;
+    const { id, estimated } = await create();
+    const job = await jobOf(seen);
+    expect(job.model).toBe(c.supplierModel);
+    await until('running', async () => (await task(id)).status === 'running');
+    s.run(job.id);
+    s.succeed(job.id);
+    const done = await settled(id);
+    expect(done.status).toBe('succeeded');
+    expect(done.charged_amount).toBe(estimated);
+    expect(JSON.stringify(done)).not.toContain(c.supplierModel);
+    const asset = await t.http().get(`/v1/assets/${done.output!.asset_ids[0]}`).set(bearer(acc)).expect(200);
+    expect(asset.body.mime).toBe('image/png');
+    const bytes = await fetch(asset.body.url.replace('https://gensvc.example', `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`));
+    expect(Buffer.from(await bytes.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    const after = await wallet();
+    expect(Number(before.available) - Number(after.available)).toBeCloseTo(Number(estimated), 6);
+    expect(after.reserved).toBe(before.reserved);
+  });
+
+  it('a provider failure fails the task with SUPPLIER_ERROR, charges nothing and passes no provider message on', async () => {
+    const before = await wallet();
+    const seen = s.jobs().length;
+    const { id } = await create();
+    const job = await jobOf(seen);
+    s.run(job.id);
+    s.fail(job.id, 'CUDA out of memory on node gpu-17');
+    const done = await settled(id);
+    expect(done.status).toBe('failed');
+    expect(done.error!.code).toBe('SUPPLIER_ERROR');
+    expect(done.error!.message).not.toMatch(/CUDA|gpu-17/);
+    expect(done.settlement_status).toBe('released');
+    expect((await wallet()).available).toBe(before.available);
+  });
+
+  it(`cancels a job the provider has not started (${c.cancelQueued})`, async () => {
+    const seen = s.jobs().length;
+    const { id } = await create();
+    await jobOf(seen);
+    await until('running', async () => (await task(id)).status === 'running');
+    await t.http().post(`/v1/tasks/${id}/cancel`).set(bearer(acc)).expect(202);
+    const done = await settled(id);
+    expect(done.status).toBe('canceled');
+    expect(done.cancellation.status).toBe(c.cancelQueued);
+    expect(done.settlement_status).toBe('released');
+  });
+
+  it(`cancels a running job as the provider allows (${c.cancelRunning})`, async () => {
+    const seen = s.jobs().length;
+    const { id } = await create();
+    const job = await jobOf(seen);
+    s.run(job.id);
+    await until('running', async () => (await task(id)).status === 'running');
+    await t.http().post(`/v1/tasks/${id}/cancel`).set(bearer(acc)).expect(202);
+    if (c.cancelRunning === 'refused') {
+      await until('refused', async () => (await task(id)).cancellation.status === 'refused');
+      s.succeed(job.id);
+      const done = await settled(id);
+      expect([done.status, done.cancellation.status]).toEqual(['succeeded', 'refused']);
+    } else {
+      const done = await settled(id);
+      expect([done.status, done.cancellation.status, done.settlement_status]).toEqual(['canceled', 'confirmed', 'released']);
+    }
+  });
+
+  it('waits out a 429 with Retry-After and a 5xx, then runs the task once', async () => {
+    s.fault('submit', { status: 429, retryAfter: 1 });
+    s.fault('status', { status: 503 });
+    const seen = s.jobs().length;
+    const { id } = await create();
+    const job = await jobOf(seen);
+    s.run(job.id);
+    s.succeed(job.id);
+    expect((await settled(id)).status).toBe('succeeded');
+    expect(s.jobs().length).toBe(seen + 1);
+  });
+
+  it('never sends a job twice when the answer to the create request was lost: the task fails and charges nothing', async () => {
+    const before = await wallet();
+    s.fault('submit', 'drop-after-create');
+    const seen = s.jobs().length;
+    const { id } = await create();
+    const done = await settled(id);
+    expect([done.status, done.error!.code, done.settlement_status]).toEqual(['failed', 'SUPPLIER_ERROR', 'released']);
+    expect(s.jobs().length).toBe(seen + 1); // the one the provider made, never a second
+    expect((await wallet()).available).toBe(before.available);
+  });
+
+  it('fails a task whose result link expired before it was archived, without retrying the download', async () => {
+    const seen = s.jobs().length;
+    s.linkLifetimeMs = 0;
+    const downloads = () => s.requests.filter((r) => r.method === 'GET' && /\.png$/.test(r.path)).length;
+    const before = downloads();
+    try {
+      const { id } = await create();
+      const job = await jobOf(seen);
+      s.run(job.id);
+      s.succeed(job.id, [{ kind: 'png' } as StandInOutput]);
+      const done = await settled(id);
+      expect([done.status, done.error!.code, done.settlement_status]).toEqual(['failed', 'SUPPLIER_ERROR', 'released']);
+      expect(downloads() - before).toBeLessThanOrEqual(1); // never retried (Replicate removes the output from the prediction itself)
+    } finally {
+      s.linkLifetimeMs = 60 * 60 * 1000;
+    }
+  });
+
+  it('archives each kind of output file with its real type, and refuses a file of a type the service does not serve', async () => {
+    const kinds: [StandInOutput, string][] = [
+      [{ kind: 'jpeg' }, 'image/jpeg'],
+      [{ kind: 'webp' }, 'image/webp'],
+      [{ kind: 'mp4' }, 'video/mp4'],
+      [{ kind: 'wav' }, 'audio/wav'],
+      [{ kind: 'mp3' }, 'audio/mpeg'],
+    ];
+    for (const [output, mime] of kinds) {
+      const seen = s.jobs().length;
+      const { id } = await create();
+      const job = await jobOf(seen);
+      s.run(job.id);
+      s.succeed(job.id, [output]);
+      const done = await settled(id);
+      expect(done.status).toBe('succeeded');
+      expect((await t.http().get(`/v1/assets/${done.output!.asset_ids[0]}`).set(bearer(acc)).expect(200)).body.mime).toBe(mime);
+    }
+    const seen = s.jobs().length;
+    const { id } = await create();
+    const job = await jobOf(seen);
+    s.run(job.id);
+    s.succeed(job.id, [{ kind: 'raw', body: Buffer.from('<!doctype html><script>alert(1)</script>'), contentType: 'text/html' }]);
+    const done = await settled(id);
+    expect([done.status, done.error!.code]).toEqual(['failed', 'SUPPLIER_ERROR']);
+  });
+
+  if (c.webhookSecret) {
+    it('takes the result from a signed webhook; a bad signature is 401 and changes nothing; a replay changes nothing', async () => {
+      const seen = s.jobs().length;
+      const { id } = await create();
+      const job = await jobOf(seen);
+      expect(job.webhook).toMatch(/^https:\/\/gensvc\.example\/v1\/supplier-callbacks\/[A-Za-z0-9_-]{40,}$/);
+      s.run(job.id);
+      await until('running', async () => (await task(id)).status === 'running');
+      expect(await s.sendWebhook!(job.id, WEBHOOK_SECRET, { tamper: true })).toBe(401);
+      expect(await s.sendWebhook!(job.id, `whsec_${Buffer.from('another secret entirely 0123456').toString('base64')}`)).toBe(401);
+      expect(await s.sendWebhook!(job.id, WEBHOOK_SECRET, { timestampOffsetS: -3600 })).toBe(401);
+      expect((await task(id)).status).toBe('running');
+      s.succeed(job.id);
+      expect(await s.sendWebhook!(job.id, WEBHOOK_SECRET)).toBe(200);
+      const done = await settled(id);
+      expect(done.status).toBe('succeeded');
+      expect(await s.sendWebhook!(job.id, WEBHOOK_SECRET, { replay: true })).toBe(200);
+      expect(await task(id)).toEqual(done);
+    });
+  }
+
+  it('marks the model unavailable when its route probe fails, and refuses quotes with MODEL_UNAVAILABLE', async () => {
+    s.knownModels.delete(c.supplierModel);
+    try {
+      await until('the model unavailable', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === false, 8_000);
+      const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: modelId, capability: c.capability, input }).expect(422);
+      expectError(q.body, 'MODEL_UNAVAILABLE');
+    } finally {
+      s.knownModels.add(c.supplierModel);
+    }
+    await until('the model available again', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === true, 8_000);
+  });
+});
