@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultCatalogueFile } from '@gensvc/catalogue/domain/catalogue';
 import type { ProviderStandIn, StandInOutput } from '@gensvc/suppliers/testing/stand-ins/provider-stand-in';
 import { FalStandIn } from '@gensvc/suppliers/testing/stand-ins/fal.stand-in';
 import { ReplicateStandIn } from '@gensvc/suppliers/testing/stand-ins/replicate.stand-in';
@@ -93,7 +92,7 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
   beforeAll(async () => {
     s = await c.standIn().start();
     dir = mkdtempSync(join(tmpdir(), `gensvc-${c.type}-`));
-    const file = JSON.parse(readFileSync(defaultCatalogueFile(), 'utf8')) as { version: string; models: Record<string, unknown>[] };
+    const file = JSON.parse(readFileSync(join(__dirname, '..', 'libs', 'catalogue', 'catalogue', 'catalogue.json'), 'utf8')) as { version: string; models: Record<string, unknown>[] };
     const base = file.models.find((m) => m.id === c.base)!;
     const { supplier: _s, supplier_model: _m, ...rest } = base;
     file.models.push({
