@@ -319,3 +319,100 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
     await until('the model available again', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === true, 8_000);
   });
 });
+
+/**
+ * Routes in priority order: a route that cannot take the job (a long Retry-After, 5xx three
+ * times, a model the provider does not know) hands it to the next one; the task runs once and
+ * is charged once. The second channel polls once an hour: its results arrive by signed webhook.
+ */
+describe('failover between routes', () => {
+  const MODEL = 'failover-model';
+  let t: TestApp;
+  let a: ReplicateStandIn;
+  let b: ReplicateStandIn;
+  let acc: TestAccount;
+  let dir: string;
+  const saved = { CATALOGUE_FILE: process.env.CATALOGUE_FILE, SUPPLIER_CHANNELS: process.env.SUPPLIER_CHANNELS };
+
+  beforeAll(async () => {
+    a = await new ReplicateStandIn(undefined, ['acme/primary']).start();
+    b = await new ReplicateStandIn(undefined, ['acme/fallback']).start();
+    dir = mkdtempSync(join(tmpdir(), 'gensvc-failover-'));
+    const file = JSON.parse(readFileSync(join(__dirname, '..', 'libs', 'catalogue', 'catalogue', 'catalogue.json'), 'utf8')) as { models: Record<string, unknown>[] };
+    const { supplier: _s, supplier_model: _m, ...rest } = file.models.find((m) => m.id === 'text-writer-lite')!;
+    file.models.push({
+      ...rest,
+      id: MODEL,
+      name: 'Failover model',
+      resolved_model: `${MODEL}-1`,
+      routes: [
+        { channel: 'rep-b', supplier_model: 'acme/fallback', priority: 5 },
+        { channel: 'rep-a', supplier_model: 'acme/primary', priority: 1 },
+      ],
+    });
+    writeFileSync(join(dir, 'catalogue.json'), JSON.stringify({ ...file, version: 'test-failover' }));
+    process.env.CATALOGUE_FILE = join(dir, 'catalogue.json');
+    const channel = (s: ReplicateStandIn, extra: object) => ({ type: 'replicate', base_url: s.url, api_token: s.token, probe_interval_s: 1, request_timeout_ms: 1500, ...extra });
+    process.env.SUPPLIER_CHANNELS = JSON.stringify({
+      'rep-a': channel(a, { poll_interval_ms: 100 }),
+      'rep-b': channel(b, { poll_interval_ms: 3_600_000, webhook_secret: WEBHOOK_SECRET }),
+    });
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://gensvc.example' } });
+    b.webhookOrigin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    acc = await createAccount(t, { credit: '100.00' });
+    await until('the route probes', async () => (await t.http().get(`/v1/models/${MODEL}`).set(bearer(acc))).body.available === true);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await a?.stop();
+    await b?.stop();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const task = async (id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body as TaskBody;
+  const run = async () => {
+    const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: MODEL, capability: 'text.generate', input: { prompt: 'route me' } }).expect(200);
+    const res = await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `k-${randomUUID()}`).send({ quote_id: q.body.quote_id }).expect(202);
+    const seenB = b.jobs().length;
+    const job = await until('the job on the fallback route', async () => b.jobs()[seenB]);
+    b.run(job.id);
+    b.succeed(job.id, [{ kind: 'text', text: 'from the fallback' }]);
+    expect(await b.sendWebhook!(job.id, WEBHOOK_SECRET)).toBe(200);
+    const done = await until('settled', async () => ((x) => (x.settlement_status !== 'reserved' ? x : undefined))(await task(res.body.id as string)));
+    return { done, estimated: q.body.estimated_amount as string };
+  };
+  const submits = (s: ReplicateStandIn) => s.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/predictions')).length;
+
+  it('moves on at once when the first route asks to wait longer than 30 seconds', async () => {
+    const before = submits(a);
+    a.fault('submit', { status: 429, retryAfter: 120 });
+    const { done, estimated } = await run();
+    expect([done.status, done.output!.text, done.charged_amount]).toEqual(['succeeded', 'from the fallback', estimated]);
+    expect(submits(a) - before).toBe(1);
+  });
+
+  it('moves on after three 5xx answers of the first route', async () => {
+    const before = submits(a);
+    for (let i = 0; i < 3; i++) a.fault('submit', { status: 503 });
+    const { done } = await run();
+    expect(done.status).toBe('succeeded');
+    expect(submits(a) - before).toBe(3);
+    expect(a.jobs().filter((j) => j.status !== 'canceled').length).toBe(0);
+  });
+
+  it('moves on at once when the first route\'s provider does not know the model', async () => {
+    a.knownModels.delete('acme/primary');
+    try {
+      const before = submits(a);
+      const { done } = await run();
+      expect(done.status).toBe('succeeded');
+      expect(submits(a) - before).toBeLessThanOrEqual(1);
+    } finally {
+      a.knownModels.add('acme/primary');
+    }
+  });
+});
