@@ -132,7 +132,7 @@ describe('OpenAI adapter: answers', () => {
       status: { state: 'succeeded', files: [{ base64: mp3.toString('base64'), name: 'speech.mp3' }] },
     });
     const wav = job({ capability: 'speech.synthesize', supplierModel: 'gpt-4o-mini-tts', input: { input: 'Hi', voice: 'coral', response_format: 'wav' } });
-    expect((openaiAdapter.accepted(answer(null, {}, Buffer.from('RIFF')), wav).status as { files: { name: string }[] }).files[0]!.name).toBe('speech.wav');
+    expect(openaiAdapter.accepted(answer(null, {}, Buffer.from('RIFF')), wav).status).toMatchObject({ files: [{ name: 'speech.wav' }] });
   });
 
   it('throws on a speech answer without audio, or with JSON instead', () => {
