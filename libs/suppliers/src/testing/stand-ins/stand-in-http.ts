@@ -23,7 +23,8 @@ export type FaultOutcome = 'answered' | 'drop-after-create' | null;
  * output files served from the stand-in's own origin until their link expires.
  */
 export abstract class HttpStandIn {
-  readonly requests: { readonly method: string; readonly path: string; readonly auth?: string }[] = [];
+  /** Every request received, with when it arrived (ms since the epoch). */
+  readonly requests: { readonly method: string; readonly path: string; readonly auth?: string; readonly at: number }[] = [];
   knownModels = new Set<string>();
   /** The clock result links (and data retention) go by: tests move it instead of waiting. */
   now: () => number = () => Date.now();
@@ -123,7 +124,7 @@ export abstract class HttpStandIn {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    this.requests.push({ method: req.method ?? '', path: url.pathname + url.search, ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
+    this.requests.push({ method: req.method ?? '', path: url.pathname + url.search, at: Date.now(), ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
     const request: StandInRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks) };
     try {
       if (await this.serveFile(request, res)) return;
