@@ -111,7 +111,8 @@ describe('OpenAI stand-in and adapter', () => {
     expect([bytes[0], bytes[1]! & 0xe0]).toEqual([0xff, 0xe0]);
     expect(mp3.remoteId).toMatch(/^req_/);
     const wav = await run(speech({ input: 'Hello', voice: 'alloy', response_format: 'wav' }));
-    expect(Buffer.from((wav.status as { files: { base64: string }[] }).files[0]!.base64, 'base64').subarray(0, 4).toString('latin1')).toBe('RIFF');
+    if (wav.status.state !== 'succeeded') throw new Error('expected succeeded');
+    expect(Buffer.from((wav.status.files[0] as { base64: string }).base64, 'base64').subarray(0, 4).toString('latin1')).toBe('RIFF');
     standIn.succeedNext([{ kind: 'mp3', bytes: 8 * 1024 * 1024 }]);
     const big = await send(openaiAdapter.submit(speech()));
     expect(big.headers.get('content-type')).toBe('audio/mpeg');
