@@ -153,8 +153,8 @@ export class OpenAiStandIn extends HttpStandIn implements ProviderStandIn {
       return this.json(res, 200, this.completion(call, text), headers);
     }
     if (call.endpoint === 'images') return this.json(res, 200, await this.images(call, outputs), headers);
-    const audio = outputs.find((o) => o.kind !== 'text');
-    if (!audio || audio.kind === 'text') throw new Error('a speech answer needs an audio output');
+    const audio = outputs.find((o): o is Exclude<StandInOutput, { kind: 'text' }> => o.kind !== 'text');
+    if (!audio) throw new Error('a speech answer needs an audio output');
     const file = standInFile(audio);
     res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.size), ...headers });
     await pipeline(file.open(), res).catch(() => undefined);
