@@ -65,6 +65,50 @@ describe('hostile input', () => {
     });
   });
 
+  describe('JSON bodies are UTF-8: any other charset is 415, so the depth bound holds for whatever bytes arrive', () => {
+    /** `[` × 5,000 then `]` × 5,000 as UTF-7 spells them: no bracket byte for the depth scan to see. */
+    const utf7Nested = '+AFs-'.repeat(5000) + '+AF0-'.repeat(5000);
+    const routes: [string, Record<string, string>][] = [
+      ['/v1/quotes', {}],
+      ['/v1/tasks', { 'Idempotency-Key': 'utf7-nesting-1' }],
+      ['/v1/webhook-endpoints', {}],
+      ['/v1/uploads/import', {}],
+      ['/v1/uploads/prepare', {}],
+      ['/mcp', { Accept: 'application/json, text/event-stream' }],
+    ];
+
+    it.each(routes)('answers 415 UNSUPPORTED_MEDIA_TYPE for 5,000 UTF-7 levels on %s (never a 500 from the stack)', async (path, headers) => {
+      const res = await t.http().post(path).set(bearer(acc)).set(headers).set('Content-Type', 'application/json; charset=utf-7').send(utf7Nested);
+      expect(res.status).toBe(415);
+      expectError(res.body, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it.each([
+      ['utf-7', Buffer.from('{"url":"https://hooks.example.com/x","events":["*"],"description":"+AFs-"}', 'latin1')],
+      ['UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"url":"https://hooks.example.com/x","events":["*"]}', 'utf16le')])],
+      ['utf-16le', Buffer.from('{"url":"https://hooks.example.com/x","events":["*"]}', 'utf16le')],
+      ['"utf-32"', Buffer.from('{"url":"https://hooks.example.com/x","events":["*"]}'.split('').map((c) => String.fromCharCode(c.charCodeAt(0), 0, 0, 0)).join(''), 'latin1')],
+      ['iso-8859-1', Buffer.from('{"url":"https://hooks.example.com/x","events":["*"]}', 'latin1')],
+      ['utf8', Buffer.from('{"url":"https://hooks.example.com/x","events":["*"]}')],
+    ])('refuses a well-formed body in charset %s with 415 and stores nothing', async (charset, body) => {
+      const res = await t.http().post('/v1/webhook-endpoints').set(bearer(acc)).set('Content-Type', `application/json; charset=${charset}`).send(body);
+      expect(res.status).toBe(415);
+      expectError(res.body, 'UNSUPPORTED_MEDIA_TYPE');
+      expect((await t.http().get('/v1/webhook-endpoints').set(bearer(acc)).expect(200)).body.data).toEqual([]);
+    });
+
+    it('still takes UTF-8 however the charset is spelled, and refuses its deep nesting with 400', async () => {
+      for (const type of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json']) {
+        await t.http().post('/v1/quotes').set(bearer(acc)).set('Content-Type', type).send('{"model":"text-writer-lite","capability":"text.generate","input":{"prompt":"h\u00e9"}}').expect(200);
+      }
+      const created = await t.http().post('/v1/webhook-endpoints').set(bearer(acc)).set('Content-Type', 'application/json; charset=utf-8').send('{"url":"https://hooks.example.com/x","events":["*"]}');
+      expect(created.status).toBe(201);
+      await t.http().delete(`/v1/webhook-endpoints/${created.body.id}`).set(bearer(acc)).expect(200);
+      const deep = await t.http().post('/mcp').set(bearer(acc)).set('Accept', 'application/json, text/event-stream').set('Content-Type', 'application/json; charset=utf-8').send(nested(5000)).expect(400);
+      expectError(deep.body, 'VALIDATION_ERROR');
+    });
+  });
+
   it.each(['__proto__', 'constructor'])('refuses a top-level %s as an unknown field', async (field) => {
     const body = `{"model":"text-writer-lite","capability":"text.generate","input":{"prompt":"hi"},"${field}":{"x":1}}`;
     const res = await t.http().post('/v1/quotes').set(bearer(acc)).set('Content-Type', 'application/json').send(body).expect(400);

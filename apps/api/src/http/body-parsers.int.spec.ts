@@ -47,6 +47,20 @@ describe('body parsers (properties over HTTP)', () => {
     );
   });
 
+  it('refuses a JSON body in any charset other than UTF-8 with 415, whatever it holds', async () => {
+    const charset = fc.oneof(
+      fc.constantFrom('utf-7', 'UTF-7', 'utf-16', 'utf-16le', 'utf-16be', 'utf-32', 'utf8', 'latin1', 'iso-8859-1', '"utf-7"', 'cesu-8'),
+      fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/).filter((c) => c !== 'utf-8'),
+    );
+    await fc.assert(
+      fc.asyncProperty(charset, fc.oneof(fc.constant('+AFs-'.repeat(3000) + '+AF0-'.repeat(3000)), fc.json()), fc.constantFrom('/v1/quotes', '/v1/tasks', '/mcp'), async (c, body, path) => {
+        const res = await request(server).post(path).set('Content-Type', `application/json; charset=${c}`).send(body).expect(415);
+        expect(res.body).toEqual({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('UTF-8'), request_id: expect.any(String) } });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   describe('with the routing table', () => {
     const routed = echoApp((path) => (path === '/v1/quotes' || path === '/token' ? ['POST'] : []));
     afterAll(() => new Promise<void>((r) => routed.close(() => r())));

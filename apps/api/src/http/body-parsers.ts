@@ -29,13 +29,14 @@ function hasBody(req: Request): boolean {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const tooDeep = () => Object.assign(new Error(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 400, type: 'entity.too.deep' });
+const notUtf8 = () => Object.assign(new Error('JSON bodies are UTF-8'), { status: 415, type: 'charset.unsupported' });
 
 /** The methods a path is routed with (empty when no route has the path). */
 export type RoutedMethods = (path: string) => readonly string[];
 
 /**
- * Request bodies: JSON everywhere (at most `limit` bytes and MAX_JSON_DEPTH levels deep,
- * without `__proto__` or `constructor` keys), HTML forms only on the OAuth routes, raw
+ * Request bodies: JSON everywhere (UTF-8 only, at most `limit` bytes and MAX_JSON_DEPTH levels
+ * deep, without `__proto__` or `constructor` keys), HTML forms only on the OAuth routes, raw
  * bytes only on the upload and callback routes. Any other body is 415
  * UNSUPPORTED_MEDIA_TYPE before a controller runs, so nothing changes. Parse and size
  * errors are answered in the spec's error shape (never Express's HTML page).
@@ -48,7 +49,12 @@ export function bodyParsers(limit: number, routedMethods: RoutedMethods = () => 
     limit,
     strict: true,
     type: () => true,
-    verify: (_req, _res, buf) => {
+    // Runs on the bytes as they arrived (after any Content-Encoding is undone), with the charset
+    // the parser would decode them with. Only UTF-8 is taken: in UTF-8 every `[`, `{` and `"` is
+    // that very byte, so the depth scan of the raw bytes is the depth of the text. Any other
+    // charset (UTF-7's `+AFs-`, UTF-16, UTF-32) would hide brackets from the scan: 415.
+    verify: (_req, _res, buf, encoding) => {
+      if (encoding !== 'utf-8') throw notUtf8();
       if (jsonDepth(buf, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();
     },
   });
@@ -79,8 +85,9 @@ function parserError(err: unknown, res: Response): void {
   if (e.type === 'entity.too.large') return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'request body is too large');
   if (e.type === 'entity.too.deep') return sendError(res, 400, 'VALIDATION_ERROR', e.message ?? 'request body is nested too deeply');
   if (e.type === 'entity.parse.failed') return sendError(res, 400, 'VALIDATION_ERROR', 'request body is not valid JSON');
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-    return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported body encoding or charset');
+  if (e.type === 'charset.unsupported') {
+    return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'JSON bodies are UTF-8: send Content-Type application/json with charset=utf-8 or no charset');
   }
+  if (e.type === 'encoding.unsupported') return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Encoding');
   return sendError(res, e.status && e.status < 500 ? e.status : 400, 'VALIDATION_ERROR', 'request body could not be read');
 }
