@@ -23,7 +23,7 @@ import { NotificationsModule } from '@gensvc/notifications';
 export class AdminModule {
   static forRoot(config: AppConfig): DynamicModule {
     const storage = StorageModule.forRoot(config);
-    const catalogue = CatalogueModule;
+    const catalogue = CatalogueModule.register({ imports: [storage] });
     const identity = IdentityModule.register({ imports: [storage] });
     const wallet = WalletModule.register({ imports: [storage] });
     const voices = VoicesModule.register({ imports: [storage, catalogue] });

@@ -63,6 +63,7 @@ describe.each([
     expect(importsOf('QuotingModule')).toEqual(['AssetsModule', 'CatalogueModule', 'StorageModule', 'VoicesModule']);
     expect(importsOf('AssetsModule')).toEqual(['IdentityModule', 'StorageModule']);
     expect(importsOf('WalletModule')).toEqual(['StorageModule']);
+    expect(importsOf('CatalogueModule')).toEqual(['StorageModule']);
   });
 });
 

@@ -38,7 +38,7 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
     const storage = StorageModule.forRoot(config, overrides);
     const counters = SharedCountersModule.register({ imports: [storage] });
-    const catalogue = CatalogueModule;
+    const catalogue = CatalogueModule.register({ imports: [storage] });
     const identity = IdentityModule.register({ imports: [storage, counters] });
     const wallet = WalletModule.register({ imports: [storage] });
     const voices = VoicesModule.register({ imports: [storage, catalogue] });

@@ -1,6 +1,6 @@
 import type { Catalogue, CatalogueModel } from '../domain/catalogue';
 
-/** A list of the catalogue: everything on one page (the catalogue is small and read-only). */
+/** A list of the catalogue: everything on one page (the catalogue is small). */
 export interface CataloguePage<T> {
   data: T[];
   page: 1;
@@ -20,7 +20,7 @@ export function priceViews(catalogue: Catalogue, model: CatalogueModel) {
       unit_price: price.unit_price,
       currency: catalogue.currency,
       pricing_mode: 'fixed' as const,
-      price_version: catalogue.priceVersion,
+      price_version: catalogue.priceVersionOf(model.id),
       parameters: { ...price.when },
     })),
   );

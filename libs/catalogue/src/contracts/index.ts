@@ -1,6 +1,19 @@
 /**
- * The catalogue context's contracts: what other libraries may import (Nest-free). The
- * catalogue is a read-only model loaded at boot; `Catalogue` is both its port token and its
- * one implementation.
+ * The catalogue context's contracts: what other libraries may import (Nest-free). `Catalogue`
+ * is both the port token and its one implementation: the published version in service,
+ * swapped in place when the operator publishes another (`current()`, `onChange`).
  */
-export { Catalogue, ROUTED, type CatalogueModel, type CatalogueRoute, type Modality, type PriceQuote, type InputValidation } from '../domain/catalogue';
+export {
+  Catalogue,
+  CatalogueVersion,
+  ROUTED,
+  type CatalogueListener,
+  type CatalogueModel,
+  type CatalogueRoute,
+  type Modality,
+  type PriceQuote,
+  type InputValidation,
+} from '../domain/catalogue';
+export { CatalogueFileError, type CatalogueFile, type CatalogueFileModel } from '../domain/catalogue-file';
+export type { CatalogueChange } from '../domain/catalogue-changes';
+export { CATALOGUE_STREAM, CATALOGUE_VERSION_EVENT_TYPES, type CataloguePublishedData, type CatalogueVersionEvent } from '../domain/catalogue-versions';

@@ -1,50 +1,13 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import jsonata from 'jsonata';
-import { createHash } from 'node:crypto';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppError, Money, type Micros } from '@gensvc/shared';
-import { catalogueFileSchema } from './catalogue-file.schema';
+import { inputSchemaCompiler, parseCatalogueFile, priceVersionsOf, type CatalogueFile, type CatalogueFileModel, type CatalogueRoute, type QuantityRule } from './catalogue-file';
 
-export type Modality = 'text' | 'image' | 'audio' | 'video';
+export type { CapabilityPricing, CatalogueFile, CatalogueFileModel, CatalogueRoute, Modality, PriceRule, QuantityRule } from './catalogue-file';
 
-export type QuantityRule =
-  | { kind: 'one' }
-  | { kind: 'field'; field: string }
-  | { kind: 'characters'; field: string; per: number };
-
-export interface PriceRule {
-  readonly when: Readonly<Record<string, string | number | boolean>>;
-  readonly unit_price: string;
-}
-
-export interface CapabilityPricing {
-  readonly capability: string;
-  readonly unit: string;
-  readonly quantity: QuantityRule;
-  readonly prices: readonly PriceRule[];
-}
-
-/** One way to run a model: a provider model on a supplier channel (CONTRACT §14). Never shown to callers. */
-export interface CatalogueRoute {
-  readonly channel: string;
-  /** The provider's own model name. */
-  readonly supplier_model: string;
-  /** Lower runs first (default 0). */
-  readonly priority?: number;
-  /** JSONata expression over `{input, options}` giving the provider's model-specific request part. */
-  readonly input_map?: string;
-  /** The operator's purchase price per pricing unit (CNY, six decimals): for margin reports only. */
-  readonly unit_cost?: string;
-}
-
-export interface CatalogueModel {
-  readonly id: string;
-  readonly name: string;
-  readonly modality: Modality;
-  readonly capabilities: readonly string[];
-  readonly available: boolean;
+/** A model as the service runs it: routes in the order they are tried, `supplier` set either way. */
+export interface CatalogueModel extends Omit<CatalogueFileModel, 'supplier' | 'supplier_model' | 'routes'> {
   /**
    * Supplier channel ("local", or an HTTP supplier's name); for a model with `routes`, the
    * marker `ROUTED` (its jobs run on the routes' channels). Never shown to callers.
@@ -54,15 +17,6 @@ export interface CatalogueModel {
   readonly supplier_model: string;
   /** The model's routes, in the order they are tried (priority, then file order); absent for a one-channel model. */
   readonly routes?: readonly CatalogueRoute[];
-  readonly resolved_model: string;
-  readonly input_schema: Record<string, unknown>;
-  readonly pricing: readonly CapabilityPricing[];
-}
-
-interface CatalogueFile {
-  version: string;
-  currency: 'CNY';
-  models: CatalogueModel[];
 }
 
 /** The `supplier` of a model that has `routes`: its jobs run on the provider channel runner. */
@@ -91,54 +45,42 @@ export function defaultCatalogueFile(): string {
   throw new Error('catalogue: libs/catalogue/catalogue/catalogue.json not found');
 }
 
+/** The start file of a process: `CATALOGUE_FILE`, or the repository's catalogue. */
+export const startCatalogueFile = (): string => process.env.CATALOGUE_FILE || defaultCatalogueFile();
+
+/** Where a version of the catalogue comes from: its number (0: a file read directly, never published) and when it was published. */
+export interface CatalogueVersionInfo {
+  readonly version: number;
+  readonly publishedAt: string | null;
+  /** The price version of each model as published (computed from the file when absent). */
+  readonly priceVersions?: Readonly<Record<string, string>>;
+}
+
 /**
- * The catalogue: models, their input schemas and prices, loaded from a versioned file and
- * validated at start (the file against its own schema, every input_schema compiled by ajv).
- * The price version is the file's version plus a hash of its content, so any price edit
- * yields a new price_version.
+ * One version of the catalogue, immutable: its models, their compiled input schemas and
+ * prices. A request that reads the catalogue several times takes one (`Catalogue.current()`),
+ * so a publish in between cannot mix two versions into one answer.
  */
-export class Catalogue {
+export class CatalogueVersion {
+  readonly version: number;
+  readonly publishedAt: string | null;
   private readonly byId: ReadonlyMap<string, CatalogueModel>;
+  private readonly normalised: readonly CatalogueModel[];
   private readonly validators = new Map<string, ValidateFunction>();
-  /** Models with routes whose probes passed (CONTRACT §14 "verified route"), as the suppliers context reports them. */
-  private readonly verified = new Set<string>();
+  private readonly priceVersions: Readonly<Record<string, string>>;
 
-  private constructor(
-    private readonly file: CatalogueFile,
-    readonly priceVersion: string,
+  /** `file` must have passed `parseCatalogueFile`. */
+  constructor(
+    readonly file: CatalogueFile,
+    info: CatalogueVersionInfo,
   ) {
-    this.byId = new Map(file.models.map((m) => [m.id, m]));
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
-    addFormats(ajv);
-    for (const m of file.models) {
-      try {
-        this.validators.set(m.id, ajv.compile(m.input_schema));
-      } catch (err) {
-        throw new Error(`catalogue: input_schema of ${m.id} does not compile: ${(err as Error).message}`);
-      }
-      for (const p of m.pricing) {
-        if (!m.capabilities.includes(p.capability)) throw new Error(`catalogue: ${m.id} prices unknown capability ${p.capability}`);
-        for (const price of p.prices) Money.parse(price.unit_price);
-      }
-    }
-  }
-
-  static fromText(text: string): Catalogue {
-    const parsed = JSON.parse(text) as unknown;
-    const ajv = new Ajv({ allErrors: true });
-    const validate = ajv.compile(catalogueFileSchema);
-    if (!validate(parsed)) throw new Error(`catalogue file invalid: ${ajv.errorsText(validate.errors)}`);
-    const file = parsed as CatalogueFile;
-    file.models = file.models.map(normaliseRoutes);
-    const ids = file.models.map((m) => m.id);
-    const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (dup) throw new Error(`catalogue: duplicate model id ${dup}`);
-    const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
-    return new Catalogue(file, `${file.version}+${hash}`);
-  }
-
-  static load(path = process.env.CATALOGUE_FILE || defaultCatalogueFile()): Catalogue {
-    return Catalogue.fromText(readFileSync(path, 'utf8'));
+    this.version = info.version;
+    this.publishedAt = info.publishedAt;
+    this.normalised = file.models.map(normaliseRoutes);
+    this.byId = new Map(this.normalised.map((m) => [m.id, m]));
+    const ajv = inputSchemaCompiler();
+    for (const m of file.models) this.validators.set(m.id, ajv.compile(m.input_schema));
+    this.priceVersions = { ...priceVersionsOf(file), ...info.priceVersions };
   }
 
   get currency(): 'CNY' {
@@ -146,37 +88,22 @@ export class Catalogue {
   }
 
   models(): readonly CatalogueModel[] {
-    return this.file.models;
+    return this.normalised;
   }
 
   model(id: string): CatalogueModel | undefined {
     return this.byId.get(id);
   }
 
-  /**
-   * Whether the catalogue sells the model now: offered in the file and, for a model with
-   * routes, at least one route passed its last probe (`setVerified`). A one-channel model
-   * (the local supplier, a gensvc-protocol channel) needs no probe.
-   */
-  isAvailable(model: CatalogueModel | string): boolean {
-    const m = typeof model === 'string' ? this.byId.get(model) : model;
-    if (!m?.available) return false;
-    return m.routes ? this.verified.has(m.id) : true;
-  }
-
-  /** Records what the route probes found for a model with routes. */
-  setVerified(modelId: string, verified: boolean): void {
-    if (verified) this.verified.add(modelId);
-    else this.verified.delete(modelId);
-  }
-
-  /** The supplier channels a model runs on: its routes' channels, or its one channel. */
-  channelsOf(model: CatalogueModel): string[] {
-    return model.routes ? [...new Set(model.routes.map((r) => r.channel))] : [model.supplier];
+  /** The price version of a model's prices (a changed price gets a new one). */
+  priceVersionOf(modelId: string): string {
+    const v = this.priceVersions[modelId];
+    if (v === undefined) throw new AppError('NOT_FOUND', `model ${modelId} not found`);
+    return v;
   }
 
   capabilities(): string[] {
-    return [...new Set(this.file.models.flatMap((m) => m.capabilities))].sort();
+    return [...new Set(this.normalised.flatMap((m) => m.capabilities))].sort();
   }
 
   /**
@@ -207,26 +134,132 @@ export class Catalogue {
   }
 }
 
+/** Told the catalogue now serves another version. */
+export type CatalogueListener = (catalogue: Catalogue) => void;
+
 /**
- * A model has either `supplier` + `supplier_model` or `routes`; routes are sorted by
- * priority (stable: the file's order breaks ties) and their input maps must parse.
+ * The catalogue the service sells from: the one instance every context injects. Its content
+ * is the published version in service (`current()`), swapped in place when another version
+ * is published (`replace`), so references to it stay valid; `onChange` tells listeners (the
+ * route probes learn of new routes that way). Which routed models passed their route probes
+ * is kept per model id and survives a new version.
  */
-function normaliseRoutes(m: CatalogueModel): CatalogueModel {
-  const raw = m as CatalogueModel & { supplier?: string; supplier_model?: string };
-  if (!m.routes) {
-    if (!raw.supplier || !raw.supplier_model) throw new Error(`catalogue: model ${m.id} needs either supplier and supplier_model, or routes`);
-    return m;
+export class Catalogue {
+  private content: CatalogueVersion;
+  /** Models with routes whose probes passed (CONTRACT §14 "verified route"), as the suppliers context reports them. */
+  private readonly verified = new Set<string>();
+  private readonly listeners = new Set<CatalogueListener>();
+
+  constructor(content: CatalogueVersion) {
+    this.content = content;
   }
-  if (raw.supplier !== undefined || raw.supplier_model !== undefined) throw new Error(`catalogue: model ${m.id} has routes, so it takes no supplier or supplier_model`);
-  m.routes.forEach((r, i) => {
-    if (r.input_map === undefined) return;
-    try {
-      jsonata(r.input_map);
-    } catch (err) {
-      const e = err as { message?: string; position?: number };
-      throw new Error(`catalogue: model ${m.id} routes[${i}].input_map is not a JSONata expression: ${e.message}${e.position !== undefined ? ` at ${e.position}` : ''}`);
+
+  /** A catalogue file's text, validated (`CatalogueFileError` names the model and the field); version 0. */
+  static fromText(text: string): Catalogue {
+    return new Catalogue(new CatalogueVersion(parseCatalogueFile(text), { version: 0, publishedAt: null }));
+  }
+
+  /** A catalogue file read directly (tests and tools); the service serves the published version. */
+  static load(path = startCatalogueFile()): Catalogue {
+    return Catalogue.fromText(readFileSync(path, 'utf8'));
+  }
+
+  /** The version in service now. */
+  current(): CatalogueVersion {
+    return this.content;
+  }
+
+  /** Serves another version from now on and tells the listeners (a listener's failure does not stop the others; the first is thrown after). */
+  replace(next: CatalogueVersion): void {
+    this.content = next;
+    let failure: unknown;
+    for (const listener of this.listeners) {
+      try {
+        listener(this);
+      } catch (err) {
+        failure ??= err;
+      }
     }
-  });
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Calls `listener` after each change of version; returns the function that stops it. */
+  onChange(listener: CatalogueListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The published version in service (0 for a file read directly). */
+  get version(): number {
+    return this.content.version;
+  }
+
+  get publishedAt(): string | null {
+    return this.content.publishedAt;
+  }
+
+  get currency(): 'CNY' {
+    return this.content.currency;
+  }
+
+  models(): readonly CatalogueModel[] {
+    return this.content.models();
+  }
+
+  model(id: string): CatalogueModel | undefined {
+    return this.content.model(id);
+  }
+
+  /**
+   * Whether the catalogue sells the model now: offered in the version in service and, for a
+   * model with routes, at least one route passed its last probe (`setVerified`). A one-channel
+   * model (the local supplier, a gensvc-protocol channel) needs no probe.
+   */
+  isAvailable(model: CatalogueModel | string): boolean {
+    const m = this.content.model(typeof model === 'string' ? model : model.id);
+    if (!m?.available) return false;
+    return m.routes ? this.verified.has(m.id) : true;
+  }
+
+  /** The ids of the models `isAvailable` says are sold now. */
+  availableModels(): string[] {
+    return this.content
+      .models()
+      .filter((m) => this.isAvailable(m))
+      .map((m) => m.id);
+  }
+
+  /** Records what the route probes found for a model with routes. */
+  setVerified(modelId: string, verified: boolean): void {
+    if (verified) this.verified.add(modelId);
+    else this.verified.delete(modelId);
+  }
+
+  /** The supplier channels a model runs on: its routes' channels, or its one channel. */
+  channelsOf(model: CatalogueModel): string[] {
+    return model.routes ? [...new Set(model.routes.map((r) => r.channel))] : [model.supplier];
+  }
+
+  priceVersionOf(modelId: string): string {
+    return this.content.priceVersionOf(modelId);
+  }
+
+  capabilities(): string[] {
+    return this.content.capabilities();
+  }
+
+  validateInput(modelId: string, input: Record<string, unknown>): InputValidation {
+    return this.content.validateInput(modelId, input);
+  }
+
+  price(modelId: string, capability: string, params: Record<string, unknown>): PriceQuote {
+    return this.content.price(modelId, capability, params);
+  }
+}
+
+/** A model as the service runs it: routes sorted by priority (stable: the file's order breaks ties), `supplier` set. */
+function normaliseRoutes(m: CatalogueFileModel): CatalogueModel {
+  if (!m.routes) return { ...m, supplier: m.supplier!, supplier_model: m.supplier_model! };
   const routes = m.routes.map((r, i) => ({ r, i })).sort((a, b) => (a.r.priority ?? 0) - (b.r.priority ?? 0) || a.i - b.i).map(({ r }) => r);
   return { ...m, supplier: ROUTED, supplier_model: '', routes };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, EventStore, Money, handleCommand, newId, streamName, type Principal } from '@gensvc/shared';
-import { Catalogue, type CatalogueModel } from '@gensvc/catalogue/contracts';
+import { Catalogue, type CatalogueModel, type CatalogueVersion } from '@gensvc/catalogue/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { QUOTE_STREAM, QUOTE_TTL_MS, quoteDecider, type QuoteTerms } from '../../domain/quote';
@@ -59,16 +59,20 @@ export class IssueQuoteHandler {
     return quoteResponse(terms);
   }
 
-  /** Validates and prices without storing anything. */
+  /**
+   * Validates and prices without storing anything, all on the catalogue version in service
+   * when it starts (a publish meanwhile does not mix two versions into one quote).
+   */
   async price(cmd: IssueQuoteCommand): Promise<{ terms: QuoteTerms }> {
     if (cmd.currency !== undefined && cmd.currency !== 'CNY') throw new AppError('VALIDATION_ERROR', 'currency: only CNY is supported');
-    const model = this.catalogue.model(cmd.model);
+    const catalogue = this.catalogue.current();
+    const model = catalogue.model(cmd.model);
     if (!model) throw new AppError('VALIDATION_ERROR', `model: unknown model ${JSON.stringify(cmd.model)}; see GET /v1/models`);
     if (!model.capabilities.includes(cmd.capability)) {
       throw new AppError('VALIDATION_ERROR', `capability: ${JSON.stringify(cmd.capability)} is not a capability of ${model.id} (${model.capabilities.join(', ')})`);
     }
     if (!this.catalogue.isAvailable(model)) throw new AppError('MODEL_UNAVAILABLE', `model ${model.id} is not available now`);
-    const params = this.validateParams(model, cmd.input, cmd.options ?? {});
+    const params = this.validateParams(catalogue, model, cmd.input, cmd.options ?? {});
     const assetIds = Array.isArray(params.asset_ids) ? (params.asset_ids as string[]) : [];
     const voiceId = typeof params.voice_id === 'string' ? params.voice_id : null;
     if (cmd.capability === VOICE_CLONE && params.consent_attested !== true) {
@@ -76,7 +80,7 @@ export class IssueQuoteHandler {
     }
     if (assetIds.length) await this.assets.requireUsable(cmd.principal.accountId, assetIds, 'input.asset_ids');
     if (voiceId !== null) await this.voices.requireUsable(cmd.principal.accountId, voiceId, this.catalogue.channelsOf(model));
-    const price = this.catalogue.price(model.id, cmd.capability, params);
+    const price = catalogue.price(model.id, cmd.capability, params);
     if (price.quantity <= 0) throw new AppError('PRICE_UNAVAILABLE', `no price for ${model.id} with a quantity of ${price.quantity}`);
     const now = this.clock.now();
     const estimated = price.amount;
@@ -95,7 +99,7 @@ export class IssueQuoteHandler {
         voice_id: voiceId,
         currency: 'CNY',
         pricing_mode: 'fixed',
-        price_version: this.catalogue.priceVersion,
+        price_version: catalogue.priceVersionOf(model.id),
         unit: price.unit,
         unit_price: Money.format(price.unitPrice),
         quantity: price.quantity,
@@ -109,7 +113,7 @@ export class IssueQuoteHandler {
   }
 
   /** Rules 1–5 and 7: merge input and options, validate against the model's schema, defaults applied. */
-  private validateParams(model: CatalogueModel, input: Record<string, unknown>, options: Record<string, unknown>): Record<string, unknown> {
+  private validateParams(catalogue: CatalogueVersion, model: CatalogueModel, input: Record<string, unknown>, options: Record<string, unknown>): Record<string, unknown> {
     if (!isPlainObject(input)) throw new AppError('VALIDATION_ERROR', 'input: must be an object');
     if (!isPlainObject(options)) throw new AppError('VALIDATION_ERROR', 'options: must be an object');
     const errors: string[] = [];
@@ -128,7 +132,7 @@ export class IssueQuoteHandler {
     }
     if (errors.length) throw new AppError('VALIDATION_ERROR', errors.join('; '));
     const merged = { ...input, ...options };
-    const result = this.catalogue.validateInput(model.id, merged);
+    const result = catalogue.validateInput(model.id, merged);
     if (!result.valid) {
       const fromOptions = new Set(Object.keys(options));
       const messages = result.errors.map((m) => {
