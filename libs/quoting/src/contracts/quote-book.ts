@@ -16,6 +16,10 @@ export interface LockedQuote {
   readonly supplier: string;
   readonly currency: 'CNY';
   readonly priceVersion: string;
+  /** How many pricing units the quote charges for (`estimatedAmount` = unit price × quantity). */
+  readonly quantity: number;
+  /** The pricing unit (`image`, `request`, `1k_characters`, …). */
+  readonly unit: string;
   readonly estimatedAmount: Micros;
   readonly maxAmount: Micros;
   readonly expiresAt: string;

@@ -3,7 +3,10 @@ import { AppError, type Command, type Decider } from '@gensvc/shared';
 /**
  * A quote (stream `quote-<quote_id>`): a priced, validated request that reserves nothing.
  * One task may lock it (QuoteAccepted); a task creation that is rolled back releases its
- * lock again (QuoteReleased), after which that task id can never lock it.
+ * lock again (QuoteReleased), after which that task id can never lock it. It keeps the price
+ * and price version it was issued with until it expires, whatever the catalogue publishes
+ * meanwhile; but a quote of a model the catalogue no longer sells (removed, or not available)
+ * cannot be locked any more (MODEL_UNAVAILABLE).
  */
 export const QUOTE_STREAM = 'quote';
 export const QUOTE_TTL_MS = 15 * 60 * 1000;
@@ -43,7 +46,16 @@ export const QUOTE_EVENT_TYPES: readonly QuoteEvent['type'][] = ['QuoteIssued', 
 
 export type QuoteCommand =
   | Command<'IssueQuote', QuoteTerms>
-  | Command<'AcceptQuote', { readonly quote_id: string; readonly account_id: string; readonly task_id: string }>
+  | Command<
+      'AcceptQuote',
+      {
+        readonly quote_id: string;
+        readonly account_id: string;
+        readonly task_id: string;
+        /** The models the catalogue sells now (`Catalogue.availableModels()`). */
+        readonly available_models: readonly string[];
+      }
+    >
   | Command<'ReleaseQuote', { readonly quote_id: string; readonly task_id: string }>;
 
 export type QuoteState =
@@ -94,6 +106,9 @@ function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
       if (command.metadata.now.getTime() >= Date.parse(state.terms.expires_at)) {
         throw new AppError('QUOTE_EXPIRED', `quote ${command.data.quote_id} expired at ${state.terms.expires_at}; request a new quote`);
       }
+      if (!command.data.available_models.includes(state.terms.model)) {
+        throw new AppError('MODEL_UNAVAILABLE', `model ${state.terms.model} of quote ${command.data.quote_id} is not available any more; see GET /v1/models`);
+      }
       return [{ type: 'QuoteAccepted', data: { quote_id: command.data.quote_id, account_id: command.data.account_id, task_id: command.data.task_id, at: command.metadata.now.toISOString() } }];
     }
     case 'ReleaseQuote': {
@@ -116,9 +131,9 @@ function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
 export const quoteDecider: Decider<QuoteState, QuoteCommand, QuoteEvent> = { initialState, evolve, decide };
 
 /** Why a quote cannot be locked by a new task now, or null when it can. */
-export function quoteUnusableReason(state: QuoteState, quoteId: string, accountId: string, now: Date): AppError | null {
+export function quoteUnusableReason(state: QuoteState, quoteId: string, accountId: string, now: Date, availableModels: readonly string[]): AppError | null {
   try {
-    decide({ type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: '\u0000probe' }, metadata: { now } }, state);
+    decide({ type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: '\u0000probe', available_models: availableModels }, metadata: { now } }, state);
     return null;
   } catch (err) {
     if (err instanceof AppError) return err;

@@ -31,6 +31,8 @@ const soon = new Date(issuedAt.getTime() + 60_000);
 const accepted = (task_id: string): QuoteEvent => ({ type: 'QuoteAccepted', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id, at: soon.toISOString() } });
 const released = (task_id: string): QuoteEvent => ({ type: 'QuoteReleased', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id, at: soon.toISOString() } });
 const spec = DeciderSpecification.for(quoteDecider);
+/** The models the catalogue sells. */
+const SOLD = ['text-writer-lite', 'image-studio-v2'];
 
 describe('quote decider', () => {
   it('issues a quote once', () => {
@@ -39,37 +41,44 @@ describe('quote decider', () => {
   });
 
   it('is accepted by one task', () => {
-    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } }).then([accepted('task_a')]);
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: SOLD }, metadata: { now: soon } }).then([accepted('task_a')]);
   });
 
   it('accepting again by the same task is idempotent, even after expiry', () => {
     const late = new Date(issuedAt.getTime() + 20 * 60_000);
-    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: late } }).then([]);
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: SOLD }, metadata: { now: late } }).then([]);
   });
 
   it('refuses a second task: QUOTE_ALREADY_USED', () => {
-    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b' }, metadata: { now: soon } }).thenThrows('QUOTE_ALREADY_USED');
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b', available_models: SOLD }, metadata: { now: soon } }).thenThrows('QUOTE_ALREADY_USED');
   });
 
   it('refuses after 15 minutes: QUOTE_EXPIRED', () => {
     const at = new Date(issuedAt.getTime() + 15 * 60_000);
-    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: at } }).thenThrows('QUOTE_EXPIRED');
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: SOLD }, metadata: { now: at } }).thenThrows('QUOTE_EXPIRED');
   });
 
   it('is not found for another account or when unknown', () => {
-    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_2', task_id: 'task_a' }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
-    spec.given([]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_2', task_id: 'task_a', available_models: SOLD }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: SOLD }, metadata: { now: soon } }).thenThrows('NOT_FOUND');
+  });
+
+  it('refuses a model the catalogue no longer sells: MODEL_UNAVAILABLE, yet a task that locked it already keeps it', () => {
+    const unsold = ['image-studio-v2'];
+    spec.given([issued]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: unsold }, metadata: { now: soon } }).thenThrows('MODEL_UNAVAILABLE');
+    spec.given([issued, accepted('task_a')]).when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: unsold }, metadata: { now: soon } }).then([]);
+    expect(quoteUnusableReason(fold(quoteDecider, [issued]), 'qt_1', 'acc_1', soon, unsold)?.code).toBe('MODEL_UNAVAILABLE');
   });
 
   it('a released lock frees the quote for another task but never for the released one', () => {
     spec.given([issued, accepted('task_a')]).when({ type: 'ReleaseQuote', data: { quote_id: 'qt_1', task_id: 'task_a' }, metadata: { now: soon } }).then([released('task_a')]);
     spec
       .given([issued, accepted('task_a'), released('task_a')])
-      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b' }, metadata: { now: soon } })
+      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_b', available_models: SOLD }, metadata: { now: soon } })
       .then([accepted('task_b')]);
     spec
       .given([issued, accepted('task_a'), released('task_a')])
-      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a' }, metadata: { now: soon } })
+      .when({ type: 'AcceptQuote', data: { quote_id: 'qt_1', account_id: 'acc_1', task_id: 'task_a', available_models: SOLD }, metadata: { now: soon } })
       .thenThrows('CONFLICT');
   });
 
@@ -81,8 +90,8 @@ describe('quote decider', () => {
   });
 
   it('tells why a quote cannot be used by a new task', () => {
-    expect(quoteUnusableReason(fold(quoteDecider, [issued]), 'qt_1', 'acc_1', soon)).toBeNull();
-    expect(quoteUnusableReason(fold(quoteDecider, [issued, accepted('task_a')]), 'qt_1', 'acc_1', soon)?.code).toBe('QUOTE_ALREADY_USED');
-    expect(quoteUnusableReason(fold(quoteDecider, []), 'qt_x', 'acc_1', soon)?.code).toBe('NOT_FOUND');
+    expect(quoteUnusableReason(fold(quoteDecider, [issued]), 'qt_1', 'acc_1', soon, SOLD)).toBeNull();
+    expect(quoteUnusableReason(fold(quoteDecider, [issued, accepted('task_a')]), 'qt_1', 'acc_1', soon, SOLD)?.code).toBe('QUOTE_ALREADY_USED');
+    expect(quoteUnusableReason(fold(quoteDecider, []), 'qt_x', 'acc_1', soon, SOLD)?.code).toBe('NOT_FOUND');
   });
 });

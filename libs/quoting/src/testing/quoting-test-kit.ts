@@ -26,7 +26,7 @@ export function createQuotingForTests(deps: {
   clock: Clock;
 }): QuotingForTests {
   const issuer = new IssueQuoteHandler(deps.events, deps.catalogue, deps.assets, deps.voices, deps.clock);
-  return { book: new QuoteBookService(deps.events, deps.clock), issue: (r) => issuer.execute(r) };
+  return { book: new QuoteBookService(deps.events, deps.clock, deps.catalogue), issue: (r) => issuer.execute(r) };
 }
 
 /** The quote decider and its events, for cross-aggregate property tests. */

@@ -19,6 +19,10 @@ export interface TaskCreatedData {
   readonly modality: string;
   readonly title: string | null;
   readonly price_version: string;
+  /** The quote's quantity in pricing units (absent on tasks created before it was recorded). */
+  readonly quantity?: number;
+  /** The quote's pricing unit (absent on tasks created before it was recorded). */
+  readonly unit?: string;
   readonly currency: 'CNY';
   readonly estimated_amount: string;
   readonly max_amount: string;

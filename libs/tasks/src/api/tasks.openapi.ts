@@ -43,6 +43,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
       'IDEMPOTENCY_CONFLICT',
       'QUOTE_ALREADY_USED',
       'QUOTE_EXPIRED',
+      'MODEL_UNAVAILABLE',
       'PAYLOAD_TOO_LARGE',
       'INTERNAL',
     ],

@@ -73,7 +73,7 @@ class MoneyPath {
     const q = this.quotes[index % Math.max(1, this.quotes.length)];
     if (!q) return;
     const taskId = `task_${++this.n}`;
-    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', data: { quote_id: q.id, account_id: this.accountId, task_id: taskId }, metadata: { now: this.now } });
+    const accepted = run(quoteDecider, q.state, { type: 'AcceptQuote', data: { quote_id: q.id, account_id: this.accountId, task_id: taskId, available_models: [q.state.status === 'none' ? '' : q.state.terms.model] }, metadata: { now: this.now } });
     let refusal = accepted.error;
     q.state = accepted.state;
     if (!refusal && q.state.status !== 'none') {

@@ -138,6 +138,8 @@ export function taskCreatedData(intent: CreationIntent, quote: LockedQuote, at: 
     modality: quote.modality,
     title: intent.title,
     price_version: quote.priceVersion,
+    quantity: quote.quantity,
+    unit: quote.unit,
     currency: 'CNY',
     estimated_amount: Money.format(quote.estimatedAmount),
     max_amount: Money.format(quote.maxAmount),

@@ -29,6 +29,8 @@ const quote: LockedQuote = {
   supplier: 'local',
   currency: 'CNY',
   priceVersion: 'v1',
+  quantity: 2,
+  unit: 'image',
   estimatedAmount: 20_000n,
   maxAmount: 30_000n,
   expiresAt: '2026-01-01T00:15:00.000Z',
@@ -58,7 +60,7 @@ describe('task creation workflow', () => {
     it('reserved funds create the task from the intent and the locked terms', () =>
       spec.given([requested, locked]).when(reserved).then([{ type: 'CreateTask', data: created }]));
     it('a created task ends the workflow', () => spec.given([requested, locked, reserved]).when(taskCreated).then([]));
-    it('TaskCreated carries the terms, the title, the bill id and the time of the reservation', () => {
+    it('TaskCreated carries the terms (with the quantity the margin report costs), the title, the bill id and the time of the reservation', () => {
       expect(created).toEqual({
         task_id: 'task_01',
         bill_id: 'bill_01',
@@ -71,6 +73,8 @@ describe('task creation workflow', () => {
         modality: 'image',
         title: 'a title',
         price_version: 'v1',
+        quantity: 2,
+        unit: 'image',
         currency: 'CNY',
         estimated_amount: '0.020000',
         max_amount: '0.030000',

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, startCommand, streamName } from '@gensvc/shared';
+import { Catalogue } from '@gensvc/catalogue/contracts';
 import { QuoteBook, type LockedQuote, type QuoteAcceptance, type QueuedQuoteAcceptance } from '../../contracts/quote-book';
 import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';
 
@@ -19,25 +20,31 @@ export function lockedQuote(t: QuoteTerms): LockedQuote {
     supplier: t.supplier,
     currency: t.currency,
     priceVersion: t.price_version,
+    quantity: t.quantity,
+    unit: t.unit,
     estimatedAmount: Money.parse(t.estimated_amount),
     maxAmount: Money.parse(t.max_amount),
     expiresAt: t.expires_at,
   };
 }
 
-/** The quoting context's side of task creation: check, lock and release quotes. */
+/**
+ * The quoting context's side of task creation: check, lock and release quotes. A quote locks
+ * only while the catalogue sells its model (its price stays the quote's own).
+ */
 @Injectable()
 export class QuoteBookService extends QuoteBook {
   constructor(
     @Inject(EventStore) private readonly events: EventStore,
     private readonly clock: Clock,
+    private readonly catalogue: Catalogue,
   ) {
     super();
   }
 
   override async usable(quoteId: string, accountId: string): Promise<LockedQuote> {
     const state = await this.load(quoteId);
-    const reason = quoteUnusableReason(state, quoteId, accountId, this.clock.now());
+    const reason = quoteUnusableReason(state, quoteId, accountId, this.clock.now(), this.catalogue.availableModels());
     if (reason) throw reason;
     return lockedQuote((state as Extract<QuoteState, { terms: QuoteTerms }>).terms);
   }
@@ -45,7 +52,7 @@ export class QuoteBookService extends QuoteBook {
   override async accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance> {
     if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
     try {
-      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } });
+      const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: this.acceptance(quoteId, accountId, taskId), metadata: { now: this.clock.now() } });
       const state = result.state as Extract<QuoteState, { terms: QuoteTerms }>;
       return { accepted: true, quote: lockedQuote(state.terms), position: result.position };
     } catch (err) {
@@ -58,7 +65,7 @@ export class QuoteBookService extends QuoteBook {
   override async beginAccept(quoteId: string, accountId: string, taskId: string, after: readonly string[]): Promise<QueuedQuoteAcceptance> {
     if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
     try {
-      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: { quote_id: quoteId, account_id: accountId, task_id: taskId }, metadata: { now: this.clock.now() } }, { after });
+      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: this.acceptance(quoteId, accountId, taskId), metadata: { now: this.clock.now() } }, { after });
       const state = started.state as Extract<QuoteState, { terms: QuoteTerms }>;
       return { accepted: true, quote: lockedQuote(state.terms), eventId: started.lastEventId, committed: started.committed.then((r) => ({ position: r?.position })) };
     } catch (err) {
@@ -71,6 +78,10 @@ export class QuoteBookService extends QuoteBook {
     if (!ID.test(quoteId)) return {};
     const result = await handleCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'ReleaseQuote', data: { quote_id: quoteId, task_id: taskId }, metadata: { now: this.clock.now() } });
     return { position: result.position };
+  }
+
+  private acceptance(quoteId: string, accountId: string, taskId: string) {
+    return { quote_id: quoteId, account_id: accountId, task_id: taskId, available_models: this.catalogue.availableModels() };
   }
 
   private async load(quoteId: string): Promise<QuoteState> {

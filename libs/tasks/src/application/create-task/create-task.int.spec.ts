@@ -12,7 +12,7 @@ import {
 } from '@gensvc/shared';
 import { SqliteEventStore } from '@gensvc/storage';
 import { DelegatingEventStore } from '@gensvc/shared/testing/delegating-event-store';
-import { Catalogue } from '@gensvc/catalogue/contracts';
+import { Catalogue, CatalogueVersion, type CatalogueFile } from '@gensvc/catalogue/contracts';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import type { WalletCommands } from '@gensvc/wallet/contracts';
@@ -231,6 +231,57 @@ describe.each([
     await handler.execute(cmd(p, 'key-commits', quoteId, null));
     stop();
     expect(commits).toBe(pipelined ? 1 : 4);
+  });
+
+  describe('a catalogue published after the quote', () => {
+    const original = catalogue.current();
+    afterEach(() => catalogue.replace(original));
+    /** The catalogue in service, changed by `edit` and published as the next version. */
+    const publish = (edit: (file: { models: { id: string; pricing: { prices: { unit_price: string }[] }[] }[] }) => void) => {
+      const file = structuredClone(original.file) as unknown as Parameters<typeof edit>[0];
+      edit(file);
+      catalogue.replace(new CatalogueVersion(file as unknown as CatalogueFile, { version: original.version + 1, publishedAt: clock.now().toISOString() }));
+    };
+
+    it('charges the quote its own price and price version, not the new ones', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      const issuedVersion = original.priceVersionOf('text-writer-lite');
+      publish((f) => (f.models.find((m) => m.id === 'text-writer-lite')!.pricing[0]!.prices[0]!.unit_price = '0.500000'));
+      expect(catalogue.priceVersionOf('text-writer-lite')).not.toBe(issuedVersion);
+      const { task } = await handler.execute(cmd(p, 'key-after-publish', quoteId, null));
+      expect(task).toMatchObject({ max_amount: '0.020000', estimated_amount: '0.020000', price_version: issuedVersion, quantity: 1, unit: 'request' });
+      expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
+    });
+
+    it('refuses a quote of a model the catalogue no longer sells with MODEL_UNAVAILABLE, reserving nothing', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      publish((f) => (f.models = f.models.filter((m) => m.id !== 'text-writer-lite')));
+      expect(await code(handler.execute(cmd(p, 'key-removed', quoteId, null)))).toBe('MODEL_UNAVAILABLE');
+      expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.000000', available: '1.000000' });
+      expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued']);
+    });
+
+    it('refuses it too when the publish lands between the checks and the lock, and gives everything back', async () => {
+      const p = principal();
+      await wallet.credit(p.accountId, '1.00');
+      const quoteId = await quoteFor(p);
+      // The model leaves the catalogue (available: false) right after the quote was checked.
+      const racing = Object.create(quoting.book) as typeof quoting.book;
+      racing.usable = async (...args) => {
+        const terms = await quoting.book.usable(...args);
+        publish((f) => ((f.models.find((m) => m.id === 'text-writer-lite') as unknown as { available: boolean }).available = false));
+        return terms;
+      };
+      const tasks = new TaskStore(events, clock);
+      const racingHandler = new CreateTaskHandler(tasks, racing, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), runner);
+      expect(await code(racingHandler.execute(cmd(p, 'key-race-publish', quoteId, null)))).toBe('MODEL_UNAVAILABLE');
+      expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.000000', available: '1.000000' });
+      expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).not.toContain('QuoteAccepted');
+    });
   });
 
   describe('a crash between the appends', () => {
