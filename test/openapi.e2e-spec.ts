@@ -235,6 +235,13 @@ describe('OpenAPI document', () => {
       done = check(await http().get(`/v1/tasks/${t2.body.id}`).set(key));
     }
     check(await http().post(`/v1/tasks/${t2.body.id}/cancel`).set(key).send({}));
+    // following a task: Prefer: wait, the event stream to its end, then 204 for its last id; an unknown task
+    expect(check(await http().get(`/v1/tasks/${t2.body.id}`).set(key).set('Prefer', 'wait=30')).headers['preference-applied']).toBe('wait=30');
+    const streamed = check(await http().get(`/v1/tasks/${t2.body.id}/events`).set(key).buffer(true));
+    expect(streamed.status).toBe(200);
+    const lastId = [...streamed.text.matchAll(/^id: (\d+)$/gm)].pop()![1];
+    expect(check(await http().get(`/v1/tasks/${t2.body.id}/events`).set(key).set('Last-Event-ID', lastId)).status).toBe(204);
+    check(await http().get('/v1/tasks/task_nope/events').set(key));
     check(await http().get('/v1/wallet').set(key));
     check(await http().get('/v1/billing').set(key));
     check(await http().get('/v1/billing?min_amount=abc').set(key));

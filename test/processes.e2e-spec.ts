@@ -79,6 +79,27 @@ describe('processes sharing one data directory', () => {
     await until('the worker to run the task', async () => (await taskStatus(api.url, key, id)) === 'succeeded');
   });
 
+  it('a caller waiting on an api process sees the task a worker process finishes (Prefer: wait, the event stream)', async () => {
+    const key = await account();
+    const api = await start({ PROCESS_ROLE: 'api' });
+    const id = await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hello' } });
+    const waiting = call(api.url, key, 'GET', `/v1/tasks/${id}`, undefined, { prefer: 'wait=60' });
+    const stream = await fetch(`${api.url}/v1/tasks/${id}/events`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const streamed = stream.text();
+    await start({ PROCESS_ROLE: 'worker' }); // only now can the task run, in another process
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('preference-applied')).toBe('wait=60');
+    expect(res.body).toMatchObject({ id, status: 'succeeded', settlement_status: 'settled' });
+    const states = (await streamed)
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { status: string; settlement_status: string });
+    expect(states[0].status).toBe('queued');
+    expect(states[states.length - 1]).toMatchObject({ status: 'succeeded', settlement_status: 'settled' });
+  });
+
   it('holds the per-account and platform-wide receive limits across two processes', async () => {
     const [x, y, z] = [await account(), await account(), await account()];
     const a = await start({ PROCESS_ROLE: 'api' });

@@ -22,6 +22,7 @@ const SPEC: Record<string, AccessRule> = {
   'POST /v1/tasks': create,
   'GET /v1/tasks': read,
   'GET /v1/tasks/:p': read,
+  'GET /v1/tasks/:p/events': read,
   'POST /v1/tasks/:p/cancel': create,
   'GET /v1/wallet': read,
   'GET /v1/billing': read,

@@ -9,6 +9,7 @@ import { TaskExecutionReactor } from './application/execution/task-execution.rea
 import { TaskSettlement } from './application/settle-task/task-settlement';
 import { TaskSettlementReactor } from './application/settle-task/task-settlement.reactor';
 import { TaskQueries } from './application/task-list/task-queries';
+import { TaskWatch } from './application/task-list/task-watch';
 import { TasksProjection } from './application/task-list/tasks.projection';
 import { TaskStore } from './application/task-store';
 
@@ -38,6 +39,7 @@ export class TasksModule {
         TaskSettlementReactor,
         TaskExecutionReactor,
         TaskQueries,
+        TaskWatch,
         TasksProjection,
       ],
     };

@@ -53,7 +53,11 @@ export const MCP_OPENAPI: ControllerOpenApi<McpController> = {
       },
     },
     responses: {
-      200: { description: 'the JSON-RPC answers of the requests, as server-sent events', content: 'sse' },
+      200: {
+        description: 'the JSON-RPC answers of the requests, as server-sent events',
+        content: 'sse',
+        schema: { description: 'server-sent events ("event: message"), the data of each one JSON-RPC message' },
+      },
       202: { description: 'only notifications or responses were sent: accepted', content: 'none' },
       400: json('not a valid JSON-RPC message of the protocol (JSON-RPC error), or a body that is not JSON (the API error object)', { anyOf: [JSON_RPC_ERROR, ref('Error')] }),
       401: { ...json('UNAUTHORIZED: no valid API key or access token', ref('Error')), headers: { 'WWW-Authenticate': { type: 'string', description: 'Bearer resource_metadata="..."' } } },

@@ -93,7 +93,7 @@ function successResponses(doc: OperationDoc): Record<string, unknown> {
           : r.content === 'html'
             ? { 'text/html': { schema: { type: 'string' } } }
             : r.content === 'sse'
-              ? { 'text/event-stream': { schema: { description: 'server-sent events ("event: message"), the data of each one JSON-RPC message' } } }
+              ? { 'text/event-stream': { schema: r.schema ?? { type: 'string', description: 'server-sent events' } } }
               : { 'application/json': { schema: r.schema ?? {} } };
     out[status] = { description: r.description, headers, ...(content ? { content } : {}) };
   }

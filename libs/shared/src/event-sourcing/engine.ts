@@ -64,6 +64,9 @@ export class SubscriptionEngine implements OnApplicationShutdown {
   /** Position every projection has applied. */
   private projected = -1n;
   private readonly waiters = new Set<{ position: bigint; resolve: () => void }>();
+  /** Called when `projected` moves (see `onProjected`), and the position they were last called with. */
+  private readonly projectedListeners = new Set<(position: bigint) => void>();
+  private announced = -1n;
   private started = false;
   private lastError: string | undefined;
   /** Per projection: applied position and checkpoint generation (changed by replays). */
@@ -220,6 +223,19 @@ export class SubscriptionEngine implements OnApplicationShutdown {
       const timer = setTimeout(w.resolve, timeoutMs);
       this.waiters.add(w);
     });
+  }
+
+  /**
+   * Calls `listener` (synchronously, so it must not throw or block) each time the read models
+   * have moved to a new position: after a batch this process applied, and, on a read store
+   * other processes share, after the batches they applied (this process's loop then adopts
+   * their checkpoints, at the latest one poll interval after the events were stored). A read of
+   * the read models after the call sees every change up to the position. Returns the
+   * unsubscribe function.
+   */
+  onProjected(listener: (position: bigint) => void): () => void {
+    this.projectedListeners.add(listener);
+    return () => this.projectedListeners.delete(listener);
   }
 
   /** Position the projections have applied (-1n before any). */
@@ -572,5 +588,8 @@ export class SubscriptionEngine implements OnApplicationShutdown {
 
   private release(): void {
     for (const w of [...this.waiters]) if (this.projected >= w.position) w.resolve();
+    if (this.projected === this.announced) return;
+    this.announced = this.projected;
+    for (const listener of this.projectedListeners) listener(this.projected);
   }
 }

@@ -121,6 +121,33 @@ describe.each([
       expect(Date.now() - t).toBeGreaterThanOrEqual(90);
     });
 
+    it('onProjected announces each move of the read models, also when another engine on the same stores applied the events', async () => {
+      const a = engine([orderTotals()]);
+      const b = engine([orderTotals()]);
+      await a.start();
+      await b.start();
+      const announced: bigint[] = [];
+      let seen!: (doc: unknown) => void;
+      const docAtAnnouncement = new Promise((resolve) => (seen = resolve));
+      let position = -1n;
+      const unsubscribe = a.onProjected((p) => {
+        announced.push(p);
+        if (p >= position && position >= 0n) void readStore.collection('order_totals').findOne({ _id: 'order-1' }).then(seen);
+      });
+      // a's loop waits while b applies the event (with transactions b's batch is the only one applying it)
+      await a.pauseProjections(async () => {
+        position = (await events.appendToStream('order-1', [added('a')])).position;
+        await b.waitFor(position);
+        expect(b.projectedPosition()).toBe(position);
+      });
+      expect(await docAtAnnouncement).toMatchObject({ _id: 'order-1', count: 1, last: 'a' });
+      expect(announced[announced.length - 1]).toBe(position);
+      unsubscribe();
+      const next = await events.appendToStream('order-2', [added('b')]);
+      await a.waitFor(next.position);
+      expect(announced[announced.length - 1]).toBe(position);
+    });
+
     it('events appended by another writer arrive by polling', async () => {
       const e = engine([orderTotals()]);
       await e.start();

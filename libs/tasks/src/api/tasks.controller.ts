@@ -6,7 +6,10 @@ import { CreateTaskHandler } from '../application/create-task/create-task.handle
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
 import { TaskQueries, type Page } from '../application/task-list/task-queries';
+import { TaskWatch } from '../application/task-list/task-watch';
 import { taskView, type BillView, type CancelView, type TaskView } from '../application/task-views';
+import { preferredWait } from './prefer-wait';
+import { lastEventVersion, streamTask } from './task-event-stream';
 import { TASKS_OPENAPI } from './tasks.openapi';
 
 /** Body of POST /v1/tasks: exactly these fields. */
@@ -38,6 +41,7 @@ export class TasksController {
     private readonly create: CreateTaskHandler,
     private readonly cancel: CancelTaskHandler,
     private readonly queries: TaskQueries,
+    private readonly watch: TaskWatch,
     private readonly engine: SubscriptionEngine,
     private readonly events: EventStore,
     private readonly clock: Clock,
@@ -49,7 +53,9 @@ export class TasksController {
   async createTask(
     @CurrentPrincipal() principal: Principal,
     @Headers('idempotency-key') key: string | undefined,
+    @Headers('prefer') prefer: string | undefined,
     @Body() body: CreateTaskBody,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<TaskView> {
     const idempotencyKey = idempotencyKeyOf(key);
     const title = titleOf(body.title);
@@ -60,7 +66,7 @@ export class TasksController {
     });
     // A repeat appends nothing itself, yet the first request's events must be readable too.
     await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
-    return taskView(result.task);
+    return this.answerAfterWait(principal, result.task.task_id, prefer, res, () => taskView(result.task));
   }
 
   @Get('tasks')
@@ -71,8 +77,29 @@ export class TasksController {
 
   @Get('tasks/:id')
   @RequireScope('read')
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TaskView> {
-    return this.queries.task(principal.accountId, id);
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Headers('prefer') prefer: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TaskView> {
+    return this.answerAfterWait(principal, id, prefer, res, () => this.queries.task(principal.accountId, id));
+  }
+
+  @Get('tasks/:id/events')
+  @RequireScope('read')
+  async stream(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const follower = await this.watch.follow(principal.accountId, id);
+    try {
+      await streamTask(res, follower, lastEventVersion(lastEventId));
+    } finally {
+      follower.close();
+    }
   }
 
   @Post('tasks/:id/cancel')
@@ -86,6 +113,20 @@ export class TasksController {
     await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
     res.status(result.httpStatus);
     return result.view;
+  }
+
+  /**
+   * `Prefer: wait=N` (CONTRACT §16): the task once it is finished or as it is after N seconds,
+   * with `Preference-Applied`; an invalid preference is ignored and `now` answers at once.
+   */
+  private async answerAfterWait(principal: Principal, taskId: string, prefer: string | undefined, res: Response, now: () => TaskView | Promise<TaskView>): Promise<TaskView> {
+    const seconds = preferredWait(prefer);
+    if (seconds === undefined) return now();
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const task = taskView(await this.watch.waitUntilFinished(principal.accountId, taskId, seconds, gone.signal));
+    res.setHeader('Preference-Applied', `wait=${seconds}`);
+    return task;
   }
 
   @Get('billing')

@@ -16,6 +16,16 @@ const LIST_FILTERS: readonly OpenApiParameter[] = [
   { name: 'max_amount', description: 'net charged CNY, inclusive; excludes unsettled tasks', schema: { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,6})?$' } },
 ];
 
+/** `Prefer: wait=N` on task creation and task reads (CONTRACT §16). */
+const PREFER_WAIT: OpenApiParameter = {
+  name: 'Prefer',
+  description:
+    'wait=N (RFC 7240; N whole seconds, 1 to 60): answer once the task is finished (succeeded, failed or canceled, and settled) or after N seconds, whichever is first; the status and body are those without the header. Any other value is ignored (then no Preference-Applied).',
+  schema: { type: 'string', maxLength: 200, examples: ['wait=30'] },
+};
+/** The answer header when the wait preference was honoured. */
+const PREFERENCE_APPLIED = { 'Preference-Applied': { type: 'string', pattern: '^wait=([1-9]|[1-5][0-9]|60)$', description: 'present when Prefer: wait=N was honoured' } };
+
 /** The OpenAPI declarations of tasks and bills, by handler (assembled into GET /v1/openapi.json by apps/api/src/openapi). */
 export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
   /** POST /v1/tasks */
@@ -25,7 +35,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
     tag: 'Tasks',
     description:
       'Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key.',
-    headers: [{ name: 'Idempotency-Key', required: true, description: 'one key per intended task', schema: { type: 'string', minLength: 8, maxLength: 150 } }],
+    headers: [{ name: 'Idempotency-Key', required: true, description: 'one key per intended task', schema: { type: 'string', minLength: 8, maxLength: 150 } }, PREFER_WAIT],
     body: {
       name: 'TaskCreateRequest',
       refine: {
@@ -33,7 +43,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
         title: { minLength: 1, maxLength: 200, description: '1 to 200 characters after trimming leading and trailing whitespace' },
       },
     },
-    responses: { 202: json('the task (queued)', ref('Task')) },
+    responses: { 202: { ...json('the task (queued; with Prefer: wait=N, as it is when finished or after N seconds)', ref('Task')), headers: PREFERENCE_APPLIED } },
     errors: [
       'VALIDATION_ERROR',
       'UNAUTHORIZED',
@@ -60,9 +70,31 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
   /** GET /v1/tasks/:id */
   get: {
     operationId: 'tasks.get',
-    summary: 'Read a task (poll it for progress)',
+    summary: 'Read a task (Prefer: wait=N waits up to N seconds for it to finish)',
     tag: 'Tasks',
-    responses: { 200: json('the task', ref('Task')) },
+    headers: [PREFER_WAIT],
+    responses: { 200: { ...json('the task', ref('Task')), headers: PREFERENCE_APPLIED } },
+    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
+  },
+  /** GET /v1/tasks/:id/events */
+  stream: {
+    operationId: 'tasks.events',
+    summary: 'Follow a task as server-sent events until it is finished',
+    tag: 'Tasks',
+    description:
+      'A text/event-stream: an event `task` whose data is the task object (as GET /v1/tasks/{id} returns it), sent now and at every change, each with `id:` the task\'s version (a number that grows with every change). ' +
+      'The stream ends after the finished state (succeeded, failed or canceled, and settled). Comment lines (`: keep-alive`) come every 15 seconds. ' +
+      'With Last-Event-ID only newer states are sent; when that id is already the finished state the answer is 204 (an EventSource stops reconnecting). ' +
+      'Errors (404 for an unknown task or another account\'s) come before the stream, as JSON.',
+    headers: [{ name: 'Last-Event-ID', description: 'the id of the last event received (sent by EventSource on reconnection)', schema: { type: 'string', maxLength: 100 } }],
+    responses: {
+      200: {
+        description: 'the task\'s states as server-sent events',
+        content: 'sse',
+        schema: { type: 'string', description: 'events "task" (id: version; data: the Task object as JSON), comment lines to keep the connection alive', examples: ['id: 3\nevent: task\ndata: {"id":"task_...","status":"running",...}\n\n'] },
+      },
+      204: { description: 'Last-Event-ID names the finished state: nothing more will come', content: 'none' },
+    },
     errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
   },
   /** POST /v1/tasks/:id/cancel */

@@ -6584,6 +6584,19 @@ export const document: OpenApiDocument = {
             }
           },
           {
+            "name": "Prefer",
+            "in": "header",
+            "required": false,
+            "description": "wait=N (RFC 7240; N whole seconds, 1 to 60): answer once the task is finished (succeeded, failed or canceled, and settled) or after N seconds, whichever is first; the status and body are those without the header. Any other value is ignored (then no Preference-Applied).",
+            "schema": {
+              "type": "string",
+              "maxLength": 200,
+              "examples": [
+                "wait=30"
+              ]
+            }
+          },
+          {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
@@ -6605,10 +6618,17 @@ export const document: OpenApiDocument = {
         },
         "responses": {
           "202": {
-            "description": "the task (queued)",
+            "description": "the task (queued; with Prefer: wait=N, as it is when finished or after N seconds)",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Preference-Applied": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^wait=([1-9]|[1-5][0-9]|60)$",
+                  "description": "present when Prefer: wait=N was honoured"
+                }
               }
             },
             "content": {
@@ -7270,7 +7290,7 @@ export const document: OpenApiDocument = {
     "/v1/tasks/{id}": {
       "get": {
         "operationId": "tasks.get",
-        "summary": "Read a task (poll it for progress)",
+        "summary": "Read a task (Prefer: wait=N waits up to N seconds for it to finish)",
         "tags": [
           "Tasks"
         ],
@@ -7297,6 +7317,19 @@ export const document: OpenApiDocument = {
             }
           },
           {
+            "name": "Prefer",
+            "in": "header",
+            "required": false,
+            "description": "wait=N (RFC 7240; N whole seconds, 1 to 60): answer once the task is finished (succeeded, failed or canceled, and settled) or after N seconds, whichever is first; the status and body are those without the header. Any other value is ignored (then no Preference-Applied).",
+            "schema": {
+              "type": "string",
+              "maxLength": 200,
+              "examples": [
+                "wait=30"
+              ]
+            }
+          },
+          {
             "name": "X-Request-Id",
             "in": "header",
             "required": false,
@@ -7312,6 +7345,13 @@ export const document: OpenApiDocument = {
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Preference-Applied": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^wait=([1-9]|[1-5][0-9]|60)$",
+                  "description": "present when Prefer: wait=N was honoured"
+                }
               }
             },
             "content": {
@@ -7319,6 +7359,245 @@ export const document: OpenApiDocument = {
                 "schema": {
                   "$ref": "#/components/schemas/Task"
                 }
+              }
+            }
+          },
+          "401": {
+            "description": "UNAUTHORIZED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "WWW-Authenticate": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "UNAUTHORIZED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "INSUFFICIENT_SCOPE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INSUFFICIENT_SCOPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "NOT_FOUND",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "NOT_FOUND"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "RATE_LIMITED",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/Retry-After"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "RATE_LIMITED"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "INTERNAL",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "INTERNAL"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/tasks/{id}/events": {
+      "get": {
+        "operationId": "tasks.events",
+        "summary": "Follow a task as server-sent events until it is finished",
+        "description": "A text/event-stream: an event `task` whose data is the task object (as GET /v1/tasks/{id} returns it), sent now and at every change, each with `id:` the task's version (a number that grows with every change). The stream ends after the finished state (succeeded, failed or canceled, and settled). Comment lines (`: keep-alive`) come every 15 seconds. With Last-Event-ID only newer states are sent; when that id is already the finished state the answer is 204 (an EventSource stops reconnecting). Errors (404 for an unknown task or another account's) come before the stream, as JSON.",
+        "tags": [
+          "Tasks"
+        ],
+        "security": [
+          {
+            "bearer": []
+          },
+          {
+            "oauth2": [
+              "read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "id of the resource",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "required": false,
+            "description": "the id of the last event received (sent by EventSource on reconnection)",
+            "schema": {
+              "type": "string",
+              "maxLength": 100
+            }
+          },
+          {
+            "name": "X-Request-Id",
+            "in": "header",
+            "required": false,
+            "description": "optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused)",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the task's states as server-sent events",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string",
+                  "description": "events \"task\" (id: version; data: the Task object as JSON), comment lines to keep the connection alive",
+                  "examples": [
+                    "id: 3\nevent: task\ndata: {\"id\":\"task_...\",\"status\":\"running\",...}\n\n"
+                  ]
+                }
+              }
+            }
+          },
+          "204": {
+            "description": "Last-Event-ID names the finished state: nothing more will come",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
               }
             }
           },
@@ -8849,6 +9128,7 @@ export const document: OpenApiDocument = {
           },
           {
             "oauth2": [
+              "read",
               "create"
             ]
           }

@@ -463,8 +463,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a task (poll it for progress) */
+        /** Read a task (Prefer: wait=N waits up to N seconds for it to finish) */
         get: operations["tasks.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a task as server-sent events until it is finished
+         * @description A text/event-stream: an event `task` whose data is the task object (as GET /v1/tasks/{id} returns it), sent now and at every change, each with `id:` the task's version (a number that grows with every change). The stream ends after the finished state (succeeded, failed or canceled, and settled). Comment lines (`: keep-alive`) come every 15 seconds. With Last-Event-ID only newer states are sent; when that id is already the finished state the answer is 204 (an EventSource stops reconnecting). Errors (404 for an unknown task or another account's) come before the stream, as JSON.
+         */
+        get: operations["tasks.events"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4589,6 +4609,8 @@ export interface operations {
             header: {
                 /** @description one key per intended task */
                 "Idempotency-Key": string;
+                /** @description wait=N (RFC 7240; N whole seconds, 1 to 60): answer once the task is finished (succeeded, failed or canceled, and settled) or after N seconds, whichever is first; the status and body are those without the header. Any other value is ignored (then no Preference-Applied). */
+                Prefer?: string;
                 /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
@@ -4601,10 +4623,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the task (queued) */
+            /** @description the task (queued; with Prefer: wait=N, as it is when finished or after N seconds) */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4769,6 +4792,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description wait=N (RFC 7240; N whole seconds, 1 to 60): answer once the task is finished (succeeded, failed or canceled, and settled) or after N seconds, whichever is first; the status and body are those without the header. Any other value is ignored (then no Preference-Applied). */
+                Prefer?: string;
                 /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
@@ -4784,11 +4809,126 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
                 };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INSUFFICIENT_SCOPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tasks.events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the id of the last event received (sent by EventSource on reconnection) */
+                "Last-Event-ID"?: string;
+                /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of the resource */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the task's states as server-sent events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Last-Event-ID names the finished state: nothing more will come */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description UNAUTHORIZED */
             401: {

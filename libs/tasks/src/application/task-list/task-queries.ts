@@ -11,7 +11,8 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-type Stored = TaskDoc & { _id: string; _pos?: number };
+/** A task document as stored: `_pos` is the position of the last event folded into it. */
+export type StoredTask = TaskDoc & { _id: string; _pos: number };
 
 /** Reads of the tasks read model: one task, the task list and the bills. */
 @Injectable()
@@ -19,9 +20,14 @@ export class TaskQueries {
   constructor(private readonly readStore: ReadStore) {}
 
   async task(accountId: string, taskId: string): Promise<TaskView> {
+    return taskView(await this.stored(accountId, taskId));
+  }
+
+  /** The account's task document; NOT_FOUND for an unknown task or another account's. */
+  async stored(accountId: string, taskId: string): Promise<StoredTask> {
     const doc = typeof taskId === 'string' && taskId.length <= 100 ? await this.collection().findOne({ _id: taskId }) : null;
     if (!doc || doc.account_id !== accountId) throw new AppError('NOT_FOUND', `task ${taskId} not found`);
-    return taskView(doc);
+    return doc;
   }
 
   async tasks(accountId: string, query: ListQuery): Promise<Page<TaskView>> {
@@ -42,6 +48,6 @@ export class TaskQueries {
   }
 
   private collection() {
-    return this.readStore.collection<Stored>(TASKS);
+    return this.readStore.collection<StoredTask>(TASKS);
   }
 }

@@ -19,6 +19,12 @@ export const TASKS = 'tasks';
 export type TaskDoc = Omit<TaskRecord, 'params'> & {
   /** Net charged amount in micro-units once settled (0 when released), null while reserved. */
   net_charged: number | null;
+  /**
+   * How many events of the task's stream are folded in (the last one's revision + 1): grows
+   * with every change, the `id` of the task's server-sent events. Absent (read as 0) on
+   * documents not changed since before it was kept.
+   */
+  version?: number;
 };
 
 export const TASK_INDEXES: IndexSpec[] = [
@@ -30,6 +36,8 @@ export const TASK_INDEXES: IndexSpec[] = [
   { keys: { account_id: 1, net_charged: 1 }, name: 'account_net_charged' },
   // `q` (a case-insensitive substring of the title or the ids): a substring index where the store has one
   { keys: { title: 1, task_id: 1, bill_id: 1 }, name: 'search', search: true },
+  // the documents changed since a position, for the callers waiting on tasks (TaskWatch)
+  { keys: { _pos: 1 }, name: 'changes' },
 ];
 
 /** Folds one event into a task document with the task decider's own `evolve`. */
@@ -51,6 +59,9 @@ export class TasksProjection extends ProjectionProvider {
     handles: TASK_EVENT_TYPES.filter((t) => t !== 'TaskCreationRejected' && t !== 'TaskCreationRolledBack'),
     documentId: (e) => (streamCategory(e.streamName) === TASK_STREAM ? e.data.task_id : null),
     indexes: TASK_INDEXES,
-    evolve: (doc, e) => evolveTaskDoc(doc, e) as (TaskDoc & Record<string, unknown>) | null,
+    evolve: (doc, e) => {
+      const next = evolveTaskDoc(doc, e);
+      return next && ({ ...next, version: Number(e.revision) + 1 } as TaskDoc & Record<string, unknown>);
+    },
   });
 }
