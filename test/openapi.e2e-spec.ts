@@ -134,7 +134,7 @@ describe('OpenAPI document', () => {
       expect({ route: `${r.method} ${r.path}`, documented: !!op }).toEqual({ route: `${r.method} ${r.path}`, documented: true });
       const expected =
         r.rule?.kind === 'scope'
-          ? [{ bearer: [] }, { oauth2: [r.rule.scope] }]
+          ? [{ bearer: [] }, { oauth2: [...r.rule.scopes] }]
           : r.rule?.kind === 'console'
             ? [{ oauth2: [r.rule.scope] }]
             : r.rule?.kind === 'upload_token'

@@ -8,8 +8,9 @@ import { bearer, createAccount, oauthToken, revokeApiKey } from './support/accou
  * table, so a new route without a declared rule, or with a rule other than the spec's, fails).
  */
 const pub: AccessRule = { kind: 'public' };
-const read: AccessRule = { kind: 'scope', scope: 'read' };
-const create: AccessRule = { kind: 'scope', scope: 'create' };
+const read: AccessRule = { kind: 'scope', scopes: ['read'] };
+const create: AccessRule = { kind: 'scope', scopes: ['create'] };
+const readAndCreate: AccessRule = { kind: 'scope', scopes: ['read', 'create'] };
 const upload: AccessRule = { kind: 'upload_token' };
 
 /** The spec's endpoint table (Auth column), plus the OAuth endpoints. Path parameters as `:p`. */
@@ -38,6 +39,14 @@ const SPEC: Record<string, AccessRule> = {
   'GET /v1/voices': read,
   'GET /v1/voices/:p': read,
   'DELETE /v1/voices/:p': create,
+  // CONTRACT §10: an endpoint's messages carry task data, so creating one needs read too.
+  'POST /v1/webhook-endpoints': readAndCreate,
+  'GET /v1/webhook-endpoints': read,
+  'GET /v1/webhook-endpoints/:p': read,
+  'DELETE /v1/webhook-endpoints/:p': create,
+  'POST /v1/webhook-endpoints/:p/rotate-secret': create,
+  'GET /v1/webhook-endpoints/:p/deliveries': read,
+  'POST /v1/webhook-endpoints/:p/deliveries/:p/retry': create,
   'GET /v1/api-keys': { kind: 'console', scope: 'read' },
   'POST /v1/api-keys': { kind: 'console', scope: 'create' },
   'DELETE /v1/api-keys/:p': { kind: 'console', scope: 'create' },
@@ -50,7 +59,8 @@ const SPEC: Record<string, AccessRule> = {
 
 const MISSING_ID = 'zz_missing';
 const keyOf = (r: RouteEntry) => `${r.method} ${r.path.replace(/:[^/]+/g, ':p')}`;
-const describeRule = (rule: AccessRule | undefined) => (!rule ? 'none' : rule.kind === 'scope' || rule.kind === 'console' ? `${rule.kind}:${rule.scope}` : rule.kind);
+const describeRule = (rule: AccessRule | undefined) =>
+  !rule ? 'none' : rule.kind === 'scope' ? `scope:${rule.scopes.join('+')}` : rule.kind === 'console' ? `console:${rule.scope}` : rule.kind;
 
 describe('access rules of every route', () => {
   let t: TestApp;
@@ -59,6 +69,7 @@ describe('access rules of every route', () => {
   let revoked: string;
   let readToken: string;
   let createToken: string;
+  let bothToken: string;
   let uploadToken: string;
   let otherUploadToken: string;
 
@@ -71,6 +82,7 @@ describe('access rules of every route', () => {
     revoked = gone.apiKey;
     readToken = (await oauthToken(t, 'read')).accessToken;
     createToken = (await oauthToken(t, 'create')).accessToken;
+    bothToken = (await oauthToken(t, 'read create')).accessToken;
     const tokens = t.app.get(UploadTokens);
     const expiresAt = new Date(Date.now() + 600_000);
     uploadToken = await tokens.issue({ accountId: key.accountId, connectionId: key.keyId, uploadId: MISSING_ID, expiresAt });
@@ -137,16 +149,19 @@ describe('access rules of every route', () => {
     expect(problems).toEqual([]);
   });
 
-  it('an API key passes every scope; an OAuth token passes only its own scope (403 INSUFFICIENT_SCOPE otherwise)', async () => {
+  it('an API key passes every scope; an OAuth token passes only with every scope the route names (403 INSUFFICIENT_SCOPE otherwise)', async () => {
     const problems: string[] = [];
+    const tokens = { read: readToken, create: createToken, 'read+create': bothToken };
     for (const r of routes.filter((r) => r.rule?.kind === 'scope')) {
-      const scope = r.rule!.kind === 'scope' ? r.rule!.scope : 'read';
+      const scopes = r.rule!.kind === 'scope' ? r.rule!.scopes : [];
       const withKey = await call(r, bearer(key.apiKey));
       if (refusedWith(withKey, 'UNAUTHORIZED') || refusedWith(withKey, 'INSUFFICIENT_SCOPE')) problems.push(`${keyOf(r)} refused an API key (${withKey.status})`);
-      const right = await call(r, bearer(scope === 'read' ? readToken : createToken));
-      if (refusedWith(right, 'UNAUTHORIZED') || refusedWith(right, 'INSUFFICIENT_SCOPE')) problems.push(`${keyOf(r)} refused a ${scope} token (${right.status})`);
-      const wrong = await call(r, bearer(scope === 'read' ? createToken : readToken));
-      if (!refusedWith(wrong, 'INSUFFICIENT_SCOPE')) problems.push(`${keyOf(r)} let a token without ${scope} through (${wrong.status})`);
+      for (const [granted, token] of Object.entries(tokens)) {
+        const res = await call(r, bearer(token));
+        const enough = scopes.every((s) => granted.split('+').includes(s));
+        if (enough && (refusedWith(res, 'UNAUTHORIZED') || refusedWith(res, 'INSUFFICIENT_SCOPE'))) problems.push(`${keyOf(r)} refused a ${granted} token (${res.status})`);
+        if (!enough && !refusedWith(res, 'INSUFFICIENT_SCOPE')) problems.push(`${keyOf(r)} let a ${granted} token through (${res.status})`);
+      }
     }
     expect(problems).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { FixedClock } from '@gensvc/shared';
 import { UploadExpiryJob } from '@gensvc/assets';
-import { bearer, createAccount, createApiKey, revokeApiKey, type TestAccount } from './support/accounts';
+import { bearer, createAccount, createApiKey, oauthToken, revokeApiKey, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 import { FIXTURES, complete, fixture, metaOf, newKey, openRequest, prepare, putContent, sha256, storedObjects, until } from './fixtures/helpers';
 
@@ -69,6 +69,38 @@ describe('prepared uploads', () => {
     const again = await prepare(t, alice, { ...metaOf(bytes, mime, file), idempotency_key: key }).expect(200);
     expect(again.body).toMatchObject({ upload_id: p.body.upload_id, status: 'completed', asset_id: done.body.asset_id });
     expect(again.body.upload).toBeUndefined();
+  });
+
+  it('never hands signed links to a grant without read: completing, completing again and preparing again answer the asset without them', async () => {
+    const email = `uploader-${Date.now()}@example.com`;
+    const password = 'correct horse battery';
+    const owner = await createAccount(t, { email, password });
+    const login = { accountId: owner.accountId, email, password };
+    const writer = (await oauthToken(t, 'create', login)).accessToken;
+    const both = (await oauthToken(t, 'read create', login)).accessToken;
+    const hasLinks = (body: unknown) => /\/content\?|signature=/.test(JSON.stringify(body));
+    const bytes = fixture('image.png');
+    const key = newKey();
+    const body = { ...metaOf(bytes, 'image/png', 'w.png'), idempotency_key: key };
+    const p = await t.http().post('/v1/uploads/prepare').set(bearer(writer)).send(body).expect(200);
+    await putContent(t, p.body, bytes).expect(200);
+    const done = await t.http().post(`/v1/uploads/${p.body.upload_id}/complete`).set(bearer(writer)).send({}).expect(200);
+    expect(done.body).toMatchObject({ status: 'completed', asset_id: expect.stringMatching(/^ast_/), asset: { id: done.body.asset_id, name: 'w.png', mime: 'image/png', size: bytes.length } });
+    expect(hasLinks(done.body)).toBe(false);
+    const again = await t.http().post(`/v1/uploads/${p.body.upload_id}/complete`).set(bearer(writer)).send({}).expect(200);
+    expect(again.body.asset).toEqual(done.body.asset);
+    expect(hasLinks(again.body)).toBe(false);
+    const replayed = await t.http().post('/v1/uploads/prepare').set(bearer(writer)).send(body).expect(200);
+    expect(replayed.body).toMatchObject({ status: 'completed', asset_id: done.body.asset_id });
+    expect(hasLinks(replayed.body)).toBe(false);
+    // The upload token (no scope of its own) gets the completed upload without links too.
+    const put = await putContent(t, p.body, bytes).expect(200);
+    expect(put.body.status).toBe('completed');
+    expect(hasLinks(put.body)).toBe(false);
+    // A grant with read gets the links, as the API key does.
+    const reader = await t.http().post(`/v1/uploads/${p.body.upload_id}/complete`).set(bearer(both)).send({}).expect(200);
+    expect(reader.body.asset).toMatchObject({ id: done.body.asset_id, url: expect.stringContaining('/content?'), download_url: expect.stringContaining('/content?') });
+    expect((await complete(t, owner, p.body.upload_id).expect(200)).body.asset.url).toContain('signature=');
   });
 
   it('returns the same upload for a repeated prepare and refuses different metadata under the key (IDEMPOTENCY_CONFLICT)', async () => {

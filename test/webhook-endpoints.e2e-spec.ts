@@ -133,4 +133,25 @@ describe('webhook endpoints', () => {
     expect(refused.status).toBe(403);
     expectError(refused.body, 'INSUFFICIENT_SCOPE');
   });
+
+  it('needs read and create to register an endpoint: its messages carry task data a create-only grant may not read', async () => {
+    const email = `writer-${Date.now()}@example.com`;
+    const password = 'correct horse battery';
+    const owner = await createAccount(t, { email, password });
+    const login = { accountId: owner.accountId, email, password };
+    const writer = await oauthToken(t, 'create', login);
+    const before = await storedEvents();
+    for (const events of [['*'], ['task.succeeded'], ['upload.completed']]) {
+      const refused = await t.http().post('/v1/webhook-endpoints').set(bearer(writer.accessToken)).send({ url: 'https://hooks.example.com/x', events });
+      expect(refused.status).toBe(403);
+      expectError(refused.body, 'INSUFFICIENT_SCOPE');
+      expect(refused.body.error.message).toMatch(/read and create/);
+      expect(refused.headers['www-authenticate']).toContain('scope="read create"');
+    }
+    expect(await storedEvents()).toBe(before);
+    expect((await t.http().get('/v1/webhook-endpoints').set(bearer(owner)).expect(200)).body.data).toEqual([]);
+    const both = await oauthToken(t, 'read create', login);
+    const created = await t.http().post('/v1/webhook-endpoints').set(bearer(both.accessToken)).send({ url: 'https://hooks.example.com/x', events: ['*'] }).expect(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+  });
 });

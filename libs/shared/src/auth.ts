@@ -4,7 +4,9 @@ import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestj
  * The access contract every route declares (the identity context enforces it with a
  * global guard; a route without a declaration fails the route-table test):
  * - `@Public()`: no credential (catalogue, OAuth pages, signed links);
- * - `@RequireScope('read' | 'create')`: account API key (both scopes) or OAuth token with the scope;
+ * - `@RequireScope('read' | 'create', ...)`: account API key (both scopes) or OAuth token with
+ *   every scope named (`@RequireScope('read', 'create')`: a route whose answers or effects
+ *   carry account data, so a create-only grant cannot use it to read);
  * - `@UploadTokenAuth()`: only the `X-Upload-Token` of that upload;
  * - `@ConsoleOnly('read' | 'create')`: only an OAuth token of the service's own web console
  *   with the scope (never an API key or another client's token: account key management).
@@ -12,11 +14,11 @@ import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestj
 export type Scope = 'read' | 'create';
 export const SCOPES: readonly Scope[] = ['read', 'create'];
 
-export type AccessRule = { kind: 'public' } | { kind: 'scope'; scope: Scope } | { kind: 'upload_token' } | { kind: 'console'; scope: Scope };
+export type AccessRule = { kind: 'public' } | { kind: 'scope'; scopes: readonly Scope[] } | { kind: 'upload_token' } | { kind: 'console'; scope: Scope };
 export const ACCESS_RULE = 'gensvc:access';
 
 export const Public = () => SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule);
-export const RequireScope = (scope: Scope) => SetMetadata(ACCESS_RULE, { kind: 'scope', scope } satisfies AccessRule);
+export const RequireScope = (...scopes: [Scope, ...Scope[]]) => SetMetadata(ACCESS_RULE, { kind: 'scope', scopes: SCOPES.filter((s) => scopes.includes(s)) } satisfies AccessRule);
 export const UploadTokenAuth = () => SetMetadata(ACCESS_RULE, { kind: 'upload_token' } satisfies AccessRule);
 export const ConsoleOnly = (scope: Scope) => SetMetadata(ACCESS_RULE, { kind: 'console', scope } satisfies AccessRule);
 

@@ -108,7 +108,7 @@ function security(rule: AccessRule | undefined): Record<string, string[]>[] {
   if (!rule || rule.kind === 'public') return [];
   if (rule.kind === 'upload_token') return [{ uploadToken: [] }];
   if (rule.kind === 'console') return [{ oauth2: [rule.scope] }];
-  return [{ bearer: [] }, { oauth2: [rule.scope] }];
+  return [{ bearer: [] }, { oauth2: [...rule.scopes] }];
 }
 
 /**

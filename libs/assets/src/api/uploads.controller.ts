@@ -8,6 +8,7 @@ import { GetUploadHandler } from '../application/get-upload/get-upload.handler';
 import { ImportAssetHandler } from '../application/import-asset/import-asset.handler';
 import { PrepareUploadHandler } from '../application/prepare-upload/prepare-upload.handler';
 import { ReceiveContentHandler } from '../application/receive-content/receive-content.handler';
+import { withoutLinks, type UploadView } from '../application/upload-sessions';
 import { ImportUploadDto, PrepareUploadDto } from './dto';
 import { UPLOADS_OPENAPI } from './uploads.openapi';
 
@@ -27,6 +28,11 @@ async function rawBody<T>(req: Request, res: Response, work: () => Promise<T>): 
     if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
     throw err;
   }
+}
+
+/** Signed asset links only for a caller that may read (CONTRACT §10: create does not imply read). */
+async function forCaller(p: Principal, view: Promise<UploadView>): Promise<UploadView> {
+  return p.scopes.includes('read') ? view : withoutLinks(await view);
 }
 
 @Controller('v1/uploads')
@@ -70,7 +76,7 @@ export class UploadsController {
   @RequireScope('create')
   @Operation('assets.upload.prepare', 'Prepare an upload')
   prepare(@CurrentPrincipal() p: Principal, @Body() body: PrepareUploadDto) {
-    return this.prepareUpload.execute({
+    return forCaller(p, this.prepareUpload.execute({
       type: 'PrepareUpload',
       data: {
         account_id: p.accountId,
@@ -82,7 +88,7 @@ export class UploadsController {
         idempotency_key: body.idempotency_key,
       },
       metadata: { now: this.clock.now() },
-    });
+    }));
   }
 
   @Get(':id')
@@ -99,7 +105,7 @@ export class UploadsController {
   @Operation('assets.upload.content', 'Send the file bytes of a prepared upload')
   content(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     return rawBody(req, res, () =>
-      this.receiveContent.execute({
+      forCaller(p, this.receiveContent.execute({
         type: 'ReceiveContent',
         data: {
           upload_id: id,
@@ -110,7 +116,7 @@ export class UploadsController {
           content_length: contentLength(req),
         },
         metadata: { now: this.clock.now() },
-      }),
+      })),
     );
   }
 
@@ -122,6 +128,6 @@ export class UploadsController {
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
       throw new AppError('VALIDATION_ERROR', 'body: must be an empty JSON object');
     }
-    return this.completeUpload.execute({ type: 'CompleteUpload', data: { account_id: p.accountId, upload_id: id }, metadata: { now: this.clock.now() } });
+    return forCaller(p, this.completeUpload.execute({ type: 'CompleteUpload', data: { account_id: p.accountId, upload_id: id }, metadata: { now: this.clock.now() } }));
   }
 }

@@ -15,7 +15,21 @@ export interface UploadView {
   asset_id: string | null;
   error_code: string | null;
   upload?: { url: string; method: 'PUT'; headers: Record<string, string> };
-  asset?: AssetView;
+  /** The registered asset; without its signed links for a caller that may not read (`withoutLinks`). */
+  asset?: AssetView | Omit<AssetView, LinkField>;
+}
+
+type LinkField = 'url' | 'download_url' | 'links_expire_at';
+
+/**
+ * The upload as a caller without the read scope sees it (a create-only grant, an upload
+ * token): signed links are a read of the file, so the asset comes without them. Its id is
+ * there, to be used in a task.
+ */
+export function withoutLinks(view: UploadView): UploadView {
+  if (!view.asset) return view;
+  const { url: _url, download_url: _download, links_expire_at: _expires, ...asset } = view.asset as AssetView;
+  return { ...view, asset };
 }
 
 /** Statuses of an upload that is not finished yet (it counts towards the session limit and can expire). */

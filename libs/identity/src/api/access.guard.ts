@@ -17,8 +17,9 @@ export function accessRuleOf(reflector: Reflector, handler: unknown, controller:
 
 /**
  * The global guard: enforces the access rule every route declares (libs/shared/src/auth.ts).
- * `@Public()` passes; `@RequireScope(s)` takes `Authorization: Bearer` with an API key (all
- * scopes) or an OAuth access token that has `s` (passport, one bearer strategy for both);
+ * `@Public()` passes; `@RequireScope(...s)` takes `Authorization: Bearer` with an API key (all
+ * scopes) or an OAuth access token that has every scope of `s` (passport, one bearer strategy
+ * for both);
  * `@UploadTokenAuth()` takes only the `X-Upload-Token` of the upload named by `:id`. A route
  * without a rule is refused (500): forgetting to declare one never opens a route.
  */
@@ -55,9 +56,10 @@ export class AccessGuard implements CanActivate {
       }
       case 'scope': {
         const principal = await this.bearer(req, context.switchToHttp().getResponse<Response>());
-        if (!principal.scopes.includes(rule.scope)) {
-          throw new AppError('INSUFFICIENT_SCOPE', `this endpoint needs the ${rule.scope} scope`, {
-            'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${rule.scope}"`,
+        if (!rule.scopes.every((s) => principal.scopes.includes(s))) {
+          const needed = rule.scopes.length > 1 ? `the ${rule.scopes.join(' and ')} scopes` : `the ${rule.scopes[0]} scope`;
+          throw new AppError('INSUFFICIENT_SCOPE', `this endpoint needs ${needed}`, {
+            'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${rule.scopes.join(' ')}"`,
           });
         }
         this.accept(req, principal);

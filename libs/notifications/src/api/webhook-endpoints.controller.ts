@@ -19,7 +19,11 @@ class PageQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
 }
 
-/** The caller's webhook endpoints (CONTRACT §10). */
+/**
+ * The caller's webhook endpoints (CONTRACT §10). Creating one needs read and create: its
+ * messages carry task objects (titles, outputs, asset ids), so a create-only grant could read
+ * through an endpoint of its own what it may not read through the API.
+ */
 @Controller('v1/webhook-endpoints')
 @OpenApiOperations(WEBHOOK_ENDPOINTS_OPENAPI)
 export class WebhookEndpointsController {
@@ -29,7 +33,7 @@ export class WebhookEndpointsController {
   ) {}
 
   @Post()
-  @RequireScope('create')
+  @RequireScope('read', 'create')
   @HttpCode(201)
   create(@CurrentPrincipal() p: Principal, @Body() body: CreateWebhookEndpointDto) {
     return this.endpoints.create(p.accountId, body);
