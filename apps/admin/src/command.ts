@@ -4,19 +4,28 @@ import type { INestApplicationContext } from '@nestjs/common';
 export type Flags = Record<string, string | boolean | undefined>;
 
 /**
- * One admin command: `npm run --silent admin -- <words...> [--flags]`. `run` returns the
- * one JSON object printed on stdout; it throws an AppError (or any error) to fail.
+ * One admin command: `npm run --silent admin -- <words...> [ARGS...] [--flags]`. `run` returns
+ * the one JSON object printed on stdout; it throws an AppError (or any error) to fail.
  */
 export interface AdminCommand {
   /** The command words, e.g. ['account', 'create']. */
   readonly words: readonly string[];
   readonly usage: string;
-  run(app: INestApplicationContext, flags: Flags): Promise<unknown>;
+  /** Names of the positional arguments it takes after its words (e.g. ['FILE']); none when absent. */
+  readonly args?: readonly string[];
+  run(app: INestApplicationContext, flags: Flags, args: readonly string[]): Promise<unknown>;
 }
 
 export function requireFlag(flags: Flags, name: string): string {
   const v = flags[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** The positional argument at `index`, named `name` in the usage. */
+export function requireArg(args: readonly string[], index: number, name: string): string {
+  const v = args[index];
+  if (v === undefined || v === '') throw new UsageError(`${name} is required`);
   return v;
 }
 

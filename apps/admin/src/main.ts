@@ -11,9 +11,16 @@ function print(value: unknown): void {
   process.stdout.write(JSON.stringify(value) + '\n');
 }
 
-function fail(code: string, message: string): never {
-  print({ error: { code, message } });
+/** The error JSON on stdout and a non-zero exit; `details` adds fields that name what is wrong (a catalogue file's model and field). */
+function fail(code: string, message: string, details?: Record<string, unknown>): never {
+  print({ error: { code, message, ...details } });
   process.exit(code === 'USAGE' ? 2 : 1);
+}
+
+/** Fields an error carries besides its code and message (`details`), if any. */
+function detailsOf(err: AppError): Record<string, unknown> | undefined {
+  const details = (err as AppError & { details?: unknown }).details;
+  return details && typeof details === 'object' ? (details as Record<string, unknown>) : undefined;
 }
 
 /** `--flag value` takes the value (CONTRACT §1 syntax); `--flag` alone is a boolean. */
@@ -39,20 +46,25 @@ async function main(): Promise<void> {
   const found = findCommand(argv);
   if (!found) fail('USAGE', `unknown command; commands: ${COMMANDS.map((c) => c.usage).join(' | ')}`);
   let flags: Flags;
+  let args: string[];
+  const takes = found.command.args ?? [];
   try {
-    flags = parseArgs({ args: found.rest, strict: false, allowPositionals: false, options: flagOptions(found.rest) }).values as Flags;
+    const parsed = parseArgs({ args: found.rest, strict: false, allowPositionals: takes.length > 0, options: flagOptions(found.rest) });
+    flags = parsed.values as Flags;
+    args = parsed.positionals;
   } catch (err) {
-    fail('USAGE', (err as Error).message);
+    fail('USAGE', `${(err as Error).message}; usage: ${found.command.usage}`);
   }
+  if (args.length > takes.length) fail('USAGE', `unexpected argument ${JSON.stringify(args[takes.length])}; usage: ${found.command.usage}`);
   const config = loadConfig();
   const logger = createLogger(process.env.LOG_LEVEL || 'warn', 'gensvc-admin');
   const app = await NestFactory.createApplicationContext(AdminModule.forRoot(config), { logger: new PinoNestLogger(logger), abortOnError: false });
   try {
-    const result = await RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => found.command.run(app, flags));
+    const result = await RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => found.command.run(app, flags, args));
     print(result);
   } catch (err) {
     if (err instanceof UsageError) fail('USAGE', `${err.message}; usage: ${found.command.usage}`);
-    if (err instanceof AppError) fail(err.code, err.message);
+    if (err instanceof AppError) fail(err.code, err.message, detailsOf(err));
     logger.error({ err }, 'admin command failed');
     fail('INTERNAL', (err as Error).message);
   } finally {

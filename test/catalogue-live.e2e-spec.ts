@@ -1,0 +1,166 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventStore, RequestContexts, loadConfig } from '@gensvc/shared';
+import { AdminModule } from '../apps/admin/src/admin.module';
+import { COMMANDS } from '../apps/admin/src/commands';
+import { startTestApp, expectError, type TestApp } from './support/test-app';
+import { bearer, createAccount, type TestAccount } from './support/accounts';
+import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
+
+const ROOT = join(__dirname, '..');
+/** The repository's catalogue, as plain JSON to edit. */
+interface PlainFile {
+  version: string;
+  currency: string;
+  models: { id: string; available: boolean; supplier?: string; pricing: { prices: { unit_price: string }[] }[] }[];
+}
+const repositoryCatalogue = (): PlainFile => JSON.parse(readFileSync(join(ROOT, 'libs', 'catalogue', 'catalogue', 'catalogue.json'), 'utf8'));
+const model = (f: PlainFile, id: string) => f.models.find((m) => m.id === id)!;
+
+/** Polls `check` until it holds; fails when `ms` pass first (for a publish: CONTRACT §1, the server serves it within 1 s). */
+async function within(ms: number, check: () => Promise<boolean>): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() - start > ms) throw new Error(`not visible within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Runs an admin command as the CLI's main does (its words and arguments, actor `admin`), in this process. */
+async function adminCommand(admin: INestApplicationContext, ...argv: string[]): Promise<unknown> {
+  const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort((a, b) => b.words.length - a.words.length)[0]!;
+  return RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => command.run(admin, {}, argv.slice(command.words.length)));
+}
+
+describe('a catalogue published while the server serves', () => {
+  let t: TestApp;
+  let admin: INestApplicationContext;
+  let acc: TestAccount;
+  const write = (content: unknown) => {
+    const path = join(t.dataDir, `catalogue-${randomUUID()}.json`);
+    writeFileSync(path, JSON.stringify(content, null, 2));
+    return path;
+  };
+  const quote = async (body: object) => (await t.http().post('/v1/quotes').set(bearer(acc)).send(body).expect(200)).body;
+  const create = (quoteId: string) => t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `key-${randomUUID()}`).send({ quote_id: quoteId });
+  const listed = async (id: string) => ((await t.http().get('/v1/models').expect(200)).body.data as { id: string; available: boolean; prices: { unit_price: string; price_version: string }[] }[]).find((m) => m.id === id);
+  const wallet = async () => (await t.http().get('/v1/wallet').set(bearer(acc)).expect(200)).body;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    // The admin CLI's application on the same data directory, beside the running server.
+    admin = await NestFactory.createApplicationContext(AdminModule.forRoot(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' })), { logger: false });
+    acc = await createAccount(t, { credit: '10.00' });
+  }, 60_000);
+  afterAll(async () => {
+    await admin?.close();
+    await t?.close();
+  });
+
+  it('serves the new prices within a second, charges a quote issued before its own price, and refuses a quote of a model it made unavailable', async () => {
+    const text = await quote({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'a haiku' } });
+    const image = await quote({ model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox' } });
+    expect(text).toMatchObject({ unit_price: '0.020000', estimated_amount: '0.020000' });
+
+    const next = repositoryCatalogue();
+    model(next, 'text-writer-lite').pricing[0]!.prices[0]!.unit_price = '0.050000';
+    model(next, 'image-studio-v2').available = false;
+    const published = (await adminCommand(admin, 'catalogue', 'publish', write(next))) as { version: number; changes: { model: string; change: string }[] };
+    expect(published.version).toBe(2);
+    expect(published.changes.map((c) => `${c.model} ${c.change}`)).toEqual(['text-writer-lite price', 'text-writer-lite price_version', 'image-studio-v2 available']);
+
+    await within(1000, async () => (await listed('text-writer-lite'))?.prices[0]?.unit_price === '0.050000');
+    expect((await listed('image-studio-v2'))?.available).toBe(false);
+    const newVersion = (await listed('text-writer-lite'))!.prices[0]!.price_version;
+    expect(newVersion).not.toBe(text.price_version);
+
+    // The quote issued before keeps its price and price version.
+    const task = (await create(text.quote_id).expect(202)).body;
+    expect(task).toMatchObject({ max_amount: '0.020000', price_version: text.price_version });
+    let done = task;
+    await within(15_000, async () => (done = (await t.http().get(`/v1/tasks/${task.id}`).set(bearer(acc)).expect(200)).body).settlement_status !== 'reserved');
+    expect(done).toMatchObject({ status: 'succeeded', charged_amount: '0.020000', price_version: text.price_version });
+
+    // A quote of the model it made unavailable no longer becomes a task, and nothing is reserved.
+    const before = await wallet();
+    expectError((await create(image.quote_id).expect(422)).body, 'MODEL_UNAVAILABLE');
+    expect(await wallet()).toEqual(before);
+
+    // A new quote gets the new price and price version.
+    expect(await quote({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'a haiku' } })).toMatchObject({ unit_price: '0.050000', price_version: newVersion });
+    await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox' } }).expect(422);
+
+    // The version is the operator's: who and when are on the event.
+    const [, event] = await t.app.get(EventStore).readStream('catalogue-main');
+    expect(event).toMatchObject({ type: 'CataloguePublished', data: { version: 2, source: 'operator' }, metadata: { actor: 'admin' } });
+  }, 60_000);
+});
+
+describe('npm run admin -- catalogue', () => {
+  let t: TestApp;
+  const cli = (...args: string[]) => runCli(ADMIN_CLI, ['catalogue', ...args], { DATA_DIR: t.dataDir });
+  const write = (name: string, content: unknown) => {
+    const path = join(t.dataDir, name);
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  };
+
+  beforeAll(async () => {
+    buildApps(ADMIN_CLI);
+    t = await startTestApp();
+  }, 300_000);
+  afterAll(() => t?.close());
+
+  it('shows the version in service as published', async () => {
+    const run = await cli('show');
+    expect(run.code).toBe(0);
+    expect(oneJson(run.stdout)).toEqual({ version: 1, published_at: expect.any(String), catalogue: repositoryCatalogue() });
+  }, 60_000);
+
+  it('refuses a file that does not validate with an error naming the model and the field, a non-zero exit, and changes nothing', async () => {
+    const bad = repositoryCatalogue();
+    model(bad, 'speech-tts-std').pricing[0]!.prices[0]!.unit_price = '0.15';
+    for (const command of ['publish', 'diff']) {
+      const run = await cli(command, write('bad.json', bad));
+      expect(run.code).not.toBe(0);
+      expect(oneJson(run.stdout)).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/model speech-tts-std pricing\[0\]\.prices\[0\]\.unit_price/), model: 'speech-tts-std', field: 'pricing[0].prices[0].unit_price' },
+      });
+    }
+    const unknownChannel = repositoryCatalogue();
+    model(unknownChannel, 'text-writer-lite').supplier = 'nowhere';
+    const refused = await cli('publish', write('channel.json', unknownChannel));
+    expect(refused.code).not.toBe(0);
+    expect(oneJson(refused.stdout)).toMatchObject({ error: { code: 'VALIDATION_ERROR', model: 'text-writer-lite', field: 'supplier' } });
+    const missing = await cli('publish', join(t.dataDir, 'no-such-file.json'));
+    expect([missing.code, oneJson(missing.stdout)]).toEqual([1, { error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('no-such-file.json') } }]);
+    const usage = await cli('publish');
+    expect([usage.code, oneJson(usage.stdout)]).toEqual([2, { error: { code: 'USAGE', message: expect.stringContaining('FILE is required') } }]);
+    expect(oneJson((await cli('show')).stdout)).toMatchObject({ version: 1 });
+  }, 120_000);
+
+  it('diffs without publishing, then publishes; the running server serves it within a second', async () => {
+    const next = repositoryCatalogue();
+    model(next, 'voice-clone-std').pricing[0]!.prices[0]!.unit_price = '6.000000';
+    const path = write('next.json', next);
+    const diff = await cli('diff', path);
+    expect(diff.code).toBe(0);
+    expect(oneJson(diff.stdout)).toEqual({
+      changes: [
+        { model: 'voice-clone-std', change: 'price', capability: 'voice.clone', parameters: {}, from: '5.000000', to: '6.000000' },
+        { model: 'voice-clone-std', change: 'price_version', from: expect.any(String), to: expect.any(String) },
+      ],
+    });
+    expect(oneJson((await cli('show')).stdout)).toMatchObject({ version: 1 });
+    const published = await cli('publish', path);
+    expect(published.code).toBe(0);
+    expect(oneJson(published.stdout)).toEqual({ version: 2, changes: oneJson(diff.stdout).changes });
+    await within(1000, async () => (await t.http().get('/v1/models/voice-clone-std').expect(200)).body.prices[0].unit_price === '6.000000');
+    expect(oneJson((await cli('show')).stdout)).toEqual({ version: 2, published_at: expect.any(String), catalogue: next });
+    expect(oneJson((await cli('show', '--version', '1')).stdout)).toMatchObject({ version: 1, catalogue: repositoryCatalogue() });
+  }, 120_000);
+});
