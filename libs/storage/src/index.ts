@@ -8,3 +8,4 @@ export * from './leases/read-store-lease-store';
 export * from './blob-store/fs-blob-store';
 export * from './blob-store/minio-blob-store';
 export * from './storage.module';
+export * from './sqlite/sqlite';

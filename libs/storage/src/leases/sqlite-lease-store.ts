@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LeaseStore } from '@gensvc/shared';
+import { SqliteDatabase, type SqlValue, type Statement } from '../sqlite/sqlite';
 
 const RENEW_CHUNK = 500;
 
@@ -13,10 +13,10 @@ const RENEW_CHUNK = 500;
  * claim never outlives its time to live.
  */
 export class SqliteLeaseStore extends LeaseStore {
-  private readonly db: Database.Database;
-  private readonly claim: Database.Statement;
-  private readonly free: Database.Statement;
-  private readonly read: Database.Statement;
+  private readonly db: SqliteDatabase;
+  private readonly claim: Statement<[{ key: string; owner: string; expires: number; now: number }]>;
+  private readonly free: Statement<[string, string]>;
+  private readonly read: Statement<[string], { owner: string; expires_at: number }>;
 
   constructor(
     file: string,
@@ -24,10 +24,7 @@ export class SqliteLeaseStore extends LeaseStore {
   ) {
     super();
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = new SqliteDatabase(file, { pragmas: ['journal_mode = WAL', 'synchronous = NORMAL'] });
     this.db.exec('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID');
     this.claim = this.db.prepare(
       `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @expires)
@@ -51,12 +48,11 @@ export class SqliteLeaseStore extends LeaseStore {
       for (let i = 0; i < keys.length; i += RENEW_CHUNK) {
         const chunk = keys.slice(i, i + RENEW_CHUNK);
         const renewed = this.db
-          .prepare(`UPDATE leases SET expires_at = ? WHERE owner = ? AND key IN (${chunk.map(() => '?').join(', ')}) RETURNING key`)
-          .pluck()
-          .all(expires, owner, ...chunk) as string[];
-        for (const k of renewed) held.add(k);
+          .prepare<SqlValue[], { key: string }>(`UPDATE leases SET expires_at = ? WHERE owner = ? AND key IN (${chunk.map(() => '?').join(', ')}) RETURNING key`)
+          .all(expires, owner, ...chunk);
+        for (const r of renewed) held.add(r.key);
       }
-    }).immediate();
+    });
     return held;
   }
 
@@ -65,7 +61,7 @@ export class SqliteLeaseStore extends LeaseStore {
   }
 
   async holder(key: string): Promise<{ owner: string; expiresAt: number } | null> {
-    const row = this.read.get(key) as { owner: string; expires_at: number } | undefined;
+    const row = this.read.get(key);
     return row && row.expires_at > this.now() ? { owner: row.owner, expiresAt: row.expires_at } : null;
   }
 
