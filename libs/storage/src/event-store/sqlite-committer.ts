@@ -1,13 +1,14 @@
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ExpectedRevision } from '@gensvc/shared';
+import { SqliteDatabase, sqliteCode, type Statement } from '../sqlite/sqlite';
 
 /*
  * The write side of the embedded event store: runs a batch of appends in one transaction.
  * It runs either on the caller's thread (in-memory databases, tools) or in a worker thread
  * of its own, so that the commit's fsync does not stall the server's event loop. This module
  * is loaded by the worker on its own (by file path, without the `@gensvc/*` aliases), so it
- * imports nothing at run time but better-sqlite3 and Node: the port's types only.
+ * imports nothing at run time but the SQLite connection (`../sqlite/sqlite`, Node only) and
+ * Node: the port's types only.
  */
 
 /** Whether a stream whose last revision is `current` (-1n: no stream) meets `expected` (the port's `expectationMet`). */
@@ -63,15 +64,17 @@ export const SCHEMA = `
   );
 `;
 
-/** Opens a connection to the event file with the store's settings and schema. */
-export function openEventDatabase(file: string, synchronous: Synchronous): Database.Database {
-  const db = new Database(file);
-  db.defaultSafeIntegers(true);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${synchronous}`);
-  db.pragma('busy_timeout = 5000');
+/** Opens a connection to the event file with the store's settings and schema; integers read as bigint. */
+export function openEventDatabase(file: string, synchronous: Synchronous): SqliteDatabase {
+  const db = new SqliteDatabase(file, { bigInts: true, pragmas: ['journal_mode = WAL', `synchronous = ${synchronous}`] });
   db.exec(SCHEMA);
   return db;
+}
+
+/** An error as a plain object for an outcome or a message: its SQLite result code by name when it has one. */
+function describeError(err: unknown): { message: string; code?: string } {
+  const e = err as { message?: string; code?: string } | null;
+  return { message: String(e?.message ?? err), code: sqliteCode(err) ?? e?.code };
 }
 
 /**
@@ -80,35 +83,31 @@ export function openEventDatabase(file: string, synchronous: Synchronous): Datab
  * runs in its own savepoint: one whose expected revision fails is rolled back alone.
  */
 export class SqliteCommitter {
-  private readonly streamHead: Database.Statement<[string], { revision: bigint; id: string }>;
-  private readonly head: Database.Statement<[], { position: bigint | null }>;
-  private readonly stored: Database.Statement<[string], unknown>;
-  private readonly insert: Database.Statement<[string, string, bigint, string, string, string]>;
-  private readonly batch: Database.Transaction<(requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => bigint>;
+  private readonly streamHead: Statement<[string], { revision: bigint; id: string }>;
+  private readonly head: Statement<[], { position: bigint | null }>;
+  private readonly stored: Statement<[string], { one: bigint }>;
+  private readonly insert: Statement<[string, string, bigint, string, string, string]>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqliteDatabase) {
     this.streamHead = db.prepare('SELECT revision, id FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
     this.head = db.prepare('SELECT MAX(position) AS position FROM events');
-    this.stored = db.prepare('SELECT 1 FROM events WHERE id = ?').pluck();
+    this.stored = db.prepare('SELECT 1 AS one FROM events WHERE id = ?');
     this.insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
-    const inSavepoint = db.transaction((r: AppendRequest) => this.appendOne(r));
-    this.batch = db.transaction((requests: readonly AppendRequest[], outcomes: AppendOutcome[]) => {
-      const previousHead = this.head.get()?.position ?? -1n;
-      for (const r of requests) {
-        try {
-          outcomes.push(inSavepoint(r));
-        } catch (err) {
-          const e = err as { message?: string; code?: string };
-          outcomes.push({ ok: false, error: { message: String(e?.message ?? err), code: e?.code } });
-        }
-      }
-      return previousHead;
-    });
   }
 
   commit(requests: readonly AppendRequest[]): BatchResult {
     const outcomes: AppendOutcome[] = [];
-    const previousHead = this.batch.immediate(requests, outcomes);
+    const previousHead = this.db.transaction(() => {
+      const previousHead = this.head.get()?.position ?? -1n;
+      for (const r of requests) {
+        try {
+          outcomes.push(this.db.transaction(() => this.appendOne(r))); // a savepoint: a failing append is undone alone
+        } catch (err) {
+          outcomes.push({ ok: false, error: describeError(err) });
+        }
+      }
+      return previousHead;
+    });
     let head = previousHead;
     for (const o of outcomes) if (o.ok && o.lastPosition > head) head = o.lastPosition;
     return { previousHead, head, outcomes };
@@ -127,7 +126,7 @@ export class SqliteCommitter {
     let lastPosition = -1n;
     for (const e of r.events) {
       revision += 1n;
-      lastPosition = this.insert.run(e.id, r.stream, revision, e.type, e.data, e.metadata).lastInsertRowid as bigint;
+      lastPosition = BigInt(this.insert.run(e.id, r.stream, revision, e.type, e.data, e.metadata).lastInsertRowid);
       if (firstPosition === -1n) firstPosition = lastPosition;
     }
     return { ok: true, firstRevision: current + 1n, firstPosition, lastPosition };
@@ -163,8 +162,7 @@ export function serveCommits(): void {
     try {
       reply = { id: msg.id, result: committer.commit(msg.requests) };
     } catch (err) {
-      const e = err as { message?: string; code?: string };
-      reply = { id: msg.id, error: { message: String(e?.message ?? err), code: e?.code } };
+      reply = { id: msg.id, error: describeError(err) };
     }
     port.postMessage(reply);
   });

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
@@ -19,6 +18,7 @@ import {
   type WriterData,
 } from './sqlite-committer';
 import { eventSchemas, type EventSchemas } from '@gensvc/shared';
+import { SqliteDatabase, type Statement } from '../sqlite/sqlite';
 
 interface PendingAppend {
   readonly stream: string;
@@ -73,7 +73,7 @@ export interface SqliteEventStoreOptions {
  *   process has appended since, so every read is as fresh as a read of the file.
  */
 export class SqliteEventStore extends EventStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly emitter = new EventEmitter();
   private readonly tail: EventTail;
   private readonly committer: Committer;
@@ -88,10 +88,10 @@ export class SqliteEventStore extends EventStore {
     this.knownHead = undefined;
   };
   private readonly stmts: {
-    readStream: Database.Statement<[string, bigint]>;
-    readAll: Database.Statement<[bigint, number]>;
-    range: Database.Statement<[bigint, bigint, number]>;
-    head: Database.Statement<[], { position: bigint | null }>;
+    readStream: Statement<[string, bigint], Row>;
+    readAll: Statement<[bigint, number], Row>;
+    range: Statement<[bigint, bigint, number], Row>;
+    head: Statement<[], { position: bigint | null }>;
   };
 
   constructor(
@@ -117,7 +117,7 @@ export class SqliteEventStore extends EventStore {
   }
 
   /** The store's own connection (reads; also writes when commits are inline). */
-  get connection(): Database.Database {
+  get connection(): SqliteDatabase {
     return this.db;
   }
 
@@ -202,7 +202,7 @@ export class SqliteEventStore extends EventStore {
     }
     if (result.previousHead > tail.end) {
       const limit = 10_000;
-      const gap = this.stmts.range.all(tail.end, result.previousHead, limit + 1) as Row[];
+      const gap = this.stmts.range.all(tail.end, result.previousHead, limit + 1);
       if (gap.length > limit) tail.reset(result.previousHead);
       else tail.extend(gap.map((r) => this.toRecorded(r)), result.previousHead);
     }
@@ -237,7 +237,7 @@ export class SqliteEventStore extends EventStore {
       if (cached) return cached as RecordedEvent<E>[];
       if (tail.knownAbsent(stream)) return [];
     }
-    const events = this.stmts.readStream.all(stream, from).map((r) => this.toRecorded(r as Row)) as RecordedEvent<E>[];
+    const events = this.stmts.readStream.all(stream, from).map((r) => this.toRecorded(r)) as RecordedEvent<E>[];
     if (events.length === 0 && from === 0n) tail.noteAbsent(stream);
     return events;
   }
@@ -252,7 +252,7 @@ export class SqliteEventStore extends EventStore {
   }
 
   private fromFile(after: bigint, max: number): RecordedEvent[] {
-    return this.stmts.readAll.all(after, max).map((r) => this.toRecorded(r as Row));
+    return this.stmts.readAll.all(after, max).map((r) => this.toRecorded(r));
   }
 
   override async headPosition(): Promise<bigint> {
@@ -411,11 +411,11 @@ class WorkerCommitter implements Committer {
  * the event path.
  */
 export class SqliteCheckpointStore extends CheckpointStore {
-  private readonly get: Database.Statement<[string], { position: number | bigint }>;
-  private readonly put: Database.Statement<[string, bigint]>;
+  private readonly get: Statement<[string], { position: number | bigint }>;
+  private readonly put: Statement<[string, bigint]>;
 
   /** Over an existing connection (its durability settings apply); `open` makes a dedicated one. */
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqliteDatabase) {
     super();
     this.get = db.prepare('SELECT position FROM checkpoints WHERE name = ?');
     this.put = db.prepare(
@@ -426,22 +426,24 @@ export class SqliteCheckpointStore extends CheckpointStore {
   /** Opens (creating when needed) the checkpoint table of `file` on a dedicated connection. */
   static open(file: string): SqliteCheckpointStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.defaultSafeIntegers(true);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    const db = new SqliteDatabase(file, { bigInts: true, pragmas: ['journal_mode = WAL', 'synchronous = NORMAL'] });
     db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
     return new SqliteCheckpointStore(db);
   }
 
   override async load(name: string): Promise<bigint | undefined> {
+    this.checkOpen();
     const row = this.get.get(name);
     return row ? BigInt(row.position) : undefined;
   }
 
   override async store(name: string, position: bigint): Promise<void> {
+    this.checkOpen();
     this.put.run(name, position);
+  }
+
+  private checkOpen(): void {
+    if (!this.db.open) throw new Error('the checkpoint database is not open');
   }
 
   override async close(): Promise<void> {
