@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { find as mingoFind } from 'mingo';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
@@ -7,6 +6,7 @@ import { dirname } from 'node:path';
 import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from '@gensvc/shared';
 import { filterMatcher } from '@gensvc/shared';
 import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from '@gensvc/shared';
+import { SqliteDatabase, isBusy, sqliteCode, type Statement } from '../sqlite/sqlite';
 
 export interface SqliteReadStoreOptions {
   /** Page cache of the connection in MiB (the store's memory bound besides one query's rows). */
@@ -123,8 +123,7 @@ export class SqliteReadStore extends ReadStore {
   private dataVersion = -1;
   /** `rs_catalogue.version` when the catalogue was read: bumped by triggers at each change of `rs_collections`. */
   private catalogueVersion = -1;
-  private readonly statements = new Map<string, Database.Statement>();
-  private readonly writeTxn: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly statements = new Map<string, Statement<unknown[], unknown>>();
   private readonly batches = new AsyncLocalStorage<object>();
   private batchToken: object | undefined;
   private batchDone: Promise<void> = Promise.resolve();
@@ -139,7 +138,7 @@ export class SqliteReadStore extends ReadStore {
   private readonly changedAt = new Map<string, number>();
   private anythingChangedAt = 0;
 
-  private constructor(readonly db: Database.Database) {
+  private constructor(readonly db: SqliteDatabase) {
     super();
     db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (
       name TEXT PRIMARY KEY, tbl TEXT NOT NULL UNIQUE,
@@ -149,7 +148,7 @@ export class SqliteReadStore extends ReadStore {
     // says whether it must be read again.
     // Created once (an open of an existing file writes nothing, so it never waits for the
     // write lock another process may hold).
-    const hasCatalogueVersion = db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'rs_collections_deleted'").pluck().get();
+    const hasCatalogueVersion = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name = 'rs_collections_deleted'").get()!.n;
     if (!hasCatalogueVersion) {
       db.exec(`BEGIN IMMEDIATE;
         CREATE TABLE IF NOT EXISTS rs_catalogue (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
@@ -159,20 +158,21 @@ export class SqliteReadStore extends ReadStore {
         CREATE TRIGGER IF NOT EXISTS rs_collections_deleted AFTER DELETE ON rs_collections BEGIN UPDATE rs_catalogue SET version = version + 1; END;
         COMMIT;`);
     }
-    this.writeTxn = db.transaction((fn: () => unknown) => fn());
   }
 
   /** Opens (creating) the store at `file` (`:memory:` for a private in-memory database). */
   static open(file: string, options: SqliteReadStoreOptions = {}): SqliteReadStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    // Read models are rebuilt from the events if ever lost: a power cut may drop the last
-    // commits (the projections then apply those events again), a process crash loses nothing.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma(`cache_size = -${Math.max(1, options.cacheMb ?? 64) * 1024}`);
-    db.pragma('temp_store = MEMORY');
+    const db = new SqliteDatabase(file, {
+      pragmas: [
+        'journal_mode = WAL',
+        // Read models are rebuilt from the events if ever lost: a power cut may drop the last
+        // commits (the projections then apply those events again), a process crash loses nothing.
+        'synchronous = NORMAL',
+        `cache_size = -${Math.max(1, options.cacheMb ?? 64) * 1024}`,
+        'temp_store = MEMORY',
+      ],
+    });
     return new SqliteReadStore(db);
   }
 
@@ -243,11 +243,11 @@ export class SqliteReadStore extends ReadStore {
         this.flushAll();
       } catch (err) {
         this.discardPending();
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        this.db.rollback();
         this.forget();
         throw err;
       }
-      this.db.exec('COMMIT');
+      this.db.commit();
       return result;
     } finally {
       this.discardPending();
@@ -261,12 +261,12 @@ export class SqliteReadStore extends ReadStore {
   private async begin(): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-      this.stmt('PRAGMA busy_timeout = 0').get(); // prepared once: db.pragma() prepares each time
+      this.stmt('PRAGMA busy_timeout = 0').get(); // prepared once
       try {
-        this.db.exec('BEGIN IMMEDIATE');
+        this.db.begin();
         return;
       } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+        if (!isBusy(err) || Date.now() > deadline) throw err;
       } finally {
         this.stmt('PRAGMA busy_timeout = 5000').get();
       }
@@ -286,10 +286,10 @@ export class SqliteReadStore extends ReadStore {
     if (this.batchToken && this.db.inTransaction) return fn();
     const outer = !this.db.inTransaction;
     try {
-      return this.writeTxn.immediate(() => {
+      return this.db.transaction(() => {
         if (outer) this.refresh();
         return fn();
-      }) as T;
+      });
     } catch (err) {
       this.forget();
       throw err;
@@ -491,7 +491,7 @@ export class SqliteReadStore extends ReadStore {
   }
 
   /** A cached prepared statement. */
-  stmt(sql: string): Database.Statement {
+  stmt(sql: string): Statement<unknown[], unknown> {
     let s = this.statements.get(sql);
     if (!s) {
       if (this.statements.size >= STATEMENT_CACHE) this.statements.clear();
@@ -501,7 +501,7 @@ export class SqliteReadStore extends ReadStore {
     return s;
   }
 
-  run(sql: string, ...params: unknown[]): Database.RunResult {
+  run(sql: string, ...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint } {
     return this.stmt(sql).run(...params);
   }
 
@@ -509,11 +509,11 @@ export class SqliteReadStore extends ReadStore {
   private refresh(): void {
     if (this.refreshedInTxn && this.db.inTransaction) return;
     if (this.db.inTransaction) this.refreshedInTxn = true;
-    const version = this.stmt('PRAGMA data_version').pluck().get() as number;
+    const version = (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
     this.anythingChangedAt = ++this.changeClock;
-    const catalogue = Number(this.stmt('SELECT version FROM rs_catalogue').pluck().get());
+    const catalogue = Number((this.stmt('SELECT version FROM rs_catalogue').get() as { version: number }).version);
     if (catalogue === this.catalogueVersion) return;
     this.catalogueVersion = catalogue;
     this.metas.clear();
@@ -804,7 +804,7 @@ function indexName(tbl: string, spec: IndexSpec): string {
 }
 
 function mapWriteError(collection: string, id: string, err: unknown): never {
-  const code = (err as { code?: string }).code;
+  const code = sqliteCode(err);
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
     throw new DuplicateKeyError(collection, code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? id : (err as Error).message.replace(/^.*UNIQUE constraint failed: /, ''));
   }
@@ -836,11 +836,11 @@ class SqliteCollection implements Collection<Doc> {
     const meta = this.store.meta(this.name);
     if (!meta) return 0;
     const where = whereOf(meta, filter);
-    if (where.exact) return this.store.stmt(`SELECT count(*) FROM ${meta.tbl} WHERE ${where.sql}`).pluck().get(...where.params) as number;
+    if (where.exact) return (this.store.stmt(`SELECT count(*) AS n FROM ${meta.tbl} WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
     const match = filterMatcher(filter);
     let n = 0;
-    for (const r of this.store.stmt(`SELECT body FROM ${meta.tbl} WHERE ${where.sql}`).pluck().iterate(...where.params) as Iterable<string>) {
-      if (match(JSON.parse(r) as Doc)) n++;
+    for (const r of this.store.stmt(`SELECT body FROM ${meta.tbl} WHERE ${where.sql}`).iterate(...where.params) as Iterable<{ body: string }>) {
+      if (match(JSON.parse(r.body) as Doc)) n++;
     }
     return n;
   }
@@ -1043,7 +1043,7 @@ class SqliteCollection implements Collection<Doc> {
     const s = meta.search && Array.isArray(branches) ? searchWhere(meta, branches, 'index') : null;
     if (!s || !meta.search || !s.sql.includes(' MATCH ?')) return 0;
     const fts = meta.search.fts;
-    return this.store.stmt(`SELECT count(*) FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${SEARCH_MANY})`).pluck().get(...s.params) as number;
+    return (this.store.stmt(`SELECT count(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${SEARCH_MANY})`).get(...s.params) as { n: number }).n;
   }
 
   /** The matching rows, in the sort's order (insertion order without one), paged. */
@@ -1065,12 +1065,13 @@ class SqliteCollection implements Collection<Doc> {
       // first rows in order: when they hold the page, read that way.
       const base = whereOf(meta, filter, 'base');
       const like = whereOf(meta, filter, 'like');
-      const probe = this.store
-        .stmt(
-          `SELECT count(*) FROM (SELECT rowid, id, body FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_PROBE}) WHERE ${like.sql}`,
-        )
-        .pluck()
-        .get(...base.params, ...like.params) as number;
+      const probe = (
+        this.store
+          .stmt(
+            `SELECT count(*) AS n FROM (SELECT rowid, id, body FROM ${meta.tbl}${indexedBy(meta, filter, options.sort)} WHERE ${base.sql} ORDER BY ${order} LIMIT ${SEARCH_PROBE}) WHERE ${like.sql}`,
+          )
+          .get(...base.params, ...like.params) as { n: number }
+      ).n;
       if (probe >= skip + limit) where = like;
     }
     // A search narrowed by the substring index reads the rows it names (by rowid) and sorts
