@@ -18,6 +18,7 @@ describe('webhook endpoints', () => {
   afterAll(() => t.close());
   afterEach(() => {
     t.app.get(NotificationSettings).allowLocal = false;
+    t.app.get(NotificationSettings).allowedPorts = [];
   });
 
   const create = (who: TestAccount, body: object) => t.http().post('/v1/webhook-endpoints').set(bearer(who)).send(body);
@@ -82,6 +83,30 @@ describe('webhook endpoints', () => {
       const res = await create(acc, { url, events: ['*'] });
       expect([url, res.status]).toEqual([url, 422]);
       expectError(res.body, 'WEBHOOK_URL_FORBIDDEN');
+    }
+  });
+
+  it('takes public addresses on port 443 only, unless the operator allows more ports (WEBHOOK_ALLOWED_PORTS); loopback with WEBHOOKS_ALLOW_LOCAL on any port', async () => {
+    const before = await storedEvents();
+    for (const url of ['https://hooks.example.com:8443/x', 'https://hooks.example.com:22/x', 'https://hooks.example.com:80/x', 'https://93.184.215.14:6379/x', 'https://hooks.example.com:65535/x']) {
+      const res = await create(acc, { url, events: ['*'] });
+      expect([url, res.status]).toEqual([url, 422]);
+      expectError(res.body, 'WEBHOOK_URL_FORBIDDEN');
+      expect(res.body.error.message).toMatch(/port/);
+    }
+    expect(await storedEvents()).toBe(before);
+    await create(acc, { url: 'https://hooks.example.com:443/explicit', events: ['*'] }).expect(201);
+    const settings = t.app.get(NotificationSettings);
+    settings.allowedPorts = [8443];
+    await create(acc, { url: 'https://hooks.example.com:8443/x', events: ['*'] }).expect(201);
+    expectError((await create(acc, { url: 'https://hooks.example.com:8444/x', events: ['*'] }).expect(422)).body, 'WEBHOOK_URL_FORBIDDEN');
+    settings.allowedPorts = [];
+    settings.allowLocal = true;
+    await create(acc, { url: 'http://127.0.0.1:6379/hook', events: ['*'] }).expect(201);
+    await create(acc, { url: 'http://localhost:22/hook', events: ['*'] }).expect(201);
+    // Only loopback gets any port: a public address keeps the rule, with http:// too.
+    for (const url of ['https://hooks.example.com:8443/x', 'http://hooks.example.com/x']) {
+      expectError((await create(acc, { url, events: ['*'] }).expect(422)).body, 'WEBHOOK_URL_FORBIDDEN');
     }
   });
 

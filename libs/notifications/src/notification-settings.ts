@@ -17,6 +17,8 @@ export class NotificationSettings {
   jitter: number;
   /** WEBHOOKS_ALLOW_LOCAL=1: http:// and loopback receivers too (development and tests). */
   allowLocal: boolean;
+  /** Ports public webhook addresses may use besides 443 (WEBHOOK_ALLOWED_PORTS; none by default). */
+  allowedPorts: number[];
   /** Time limit of one attempt, connection to last header (15 s). */
   attemptTimeoutMs: number;
   /** An endpoint whose every attempt failed for this long is disabled (5 days). */
@@ -34,6 +36,7 @@ export class NotificationSettings {
     this.retrySchedule = values.retrySchedule;
     this.jitter = values.jitter;
     this.allowLocal = values.allowLocal;
+    this.allowedPorts = values.allowedPorts;
     this.attemptTimeoutMs = values.attemptTimeoutMs;
     this.disableAfterMs = values.disableAfterMs;
     this.concurrency = values.concurrency;
@@ -56,6 +59,21 @@ export function parseRetrySchedule(raw: string | undefined, variable = 'WEBHOOK_
   });
 }
 
+/** `8443,9443`: TCP ports (1 to 65535), at most 32; empty or unset: none besides 443. */
+export function parseAllowedPorts(raw: string | undefined, variable = 'WEBHOOK_ALLOWED_PORTS'): number[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 32) throw new ConfigError(variable, 'must list at most 32 ports');
+  return [
+    ...new Set(
+      parts.map((p) => {
+        if (!/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65_535) throw new ConfigError(variable, `must be comma-separated TCP ports (1 to 65535), got ${JSON.stringify(p)}`);
+        return Number(p);
+      }),
+    ),
+  ];
+}
+
 export function loadNotificationSettings(config: AppConfig, env: Env = process.env): NotificationSettings {
   const allow = env.WEBHOOKS_ALLOW_LOCAL ?? '';
   if (!['', '0', '1', 'true', 'false'].includes(allow)) throw new ConfigError('WEBHOOKS_ALLOW_LOCAL', 'must be 1 or 0');
@@ -65,6 +83,7 @@ export function loadNotificationSettings(config: AppConfig, env: Env = process.e
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     jitter: 0.1,
     allowLocal: allow === '1' || allow === 'true',
+    allowedPorts: parseAllowedPorts(env.WEBHOOK_ALLOWED_PORTS),
     attemptTimeoutMs: 15_000,
     disableAfterMs: 5 * 86_400_000,
     concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1024),

@@ -195,7 +195,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
             { url: endpoint.url, messageId: delivery.messageId, timestamp, signature: signatureHeader(secrets, delivery.messageId, timestamp, delivery.body), body: delivery.body },
             this.abort.signal,
           )
-        : { statusCode: null, durationMs: 0, error: 'the signing secret cannot be read with the configured key (WEBHOOK_SECRET_KEY changed?); rotate the secret', kind: 'network_error' };
+        : { statusCode: null, durationMs: 0, error: 'secret_unreadable', kind: 'network_error', detail: 'the signing secret cannot be read with the configured key (WEBHOOK_SECRET_KEY changed?); rotate the secret' };
       if (this.stopped && response.statusCode === null && secrets) {
         // Cut off by the shutdown: attempt again at once after the restart.
         await this.record(id, { type: 'ReleaseAttempt', data: {} });
@@ -203,6 +203,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
       }
       const code = response.statusCode;
       const delivered = code !== null && code >= 200 && code < 300;
+      // The delivery records the short code only; the cause in words goes to the service's log.
+      if (!delivered) this.logger.log({ deliveryId: id, endpointId: delivery.endpointId, error: response.error, detail: response.detail }, 'webhook attempt failed');
       const gone = code === 410;
       if (gone) {
         // Disabled before the attempt is recorded, so whoever sees the failed delivery sees the endpoint disabled.

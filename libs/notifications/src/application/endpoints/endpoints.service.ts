@@ -58,7 +58,7 @@ export class EndpointsService {
   }
 
   async create(accountId: string, input: { url: unknown; events: unknown; description?: unknown }): Promise<EndpointView> {
-    const url = checkWebhookUrl(input.url, this.settings.allowLocal);
+    const url = checkWebhookUrl(input.url, this.settings.allowLocal, this.settings.allowedPorts);
     const events = checkEventTypes(input.events);
     if (input.description !== undefined && input.description !== null && (typeof input.description !== 'string' || input.description.length > 500)) {
       throw new AppError('VALIDATION_ERROR', 'description: must be a string of at most 500 characters');

@@ -4,7 +4,7 @@ import { checkImportUrl, isIpLiteral, refusedAddress } from '@gensvc/assets/cont
 const forbidden = (why: string) => new AppError('WEBHOOK_URL_FORBIDDEN', `url: ${why}`);
 
 /** Loopback in its plain spelling (127.0.0.0/8, ::1), as the guard classifies it; IPv4-mapped and other forms stay refused. */
-const isLoopback = (address: string): boolean => refusedAddress(address) === 'loopback';
+export const isLoopback = (address: string): boolean => refusedAddress(address) === 'loopback';
 
 /**
  * Why a resolved address may not receive webhooks, or null: the import guard's rules
@@ -16,12 +16,14 @@ export function refusedWebhookAddress(address: string, allowLocal: boolean): str
 }
 
 /**
- * Checks an endpoint address before it is stored (CONTRACT §10): `https://` (with
+ * Checks an endpoint address before it is stored (CONTRACT §10, §17): `https://` (with
  * `allowLocal` also `http://`), no credentials, no fragment, a public IP literal or a
- * public-looking host name (its addresses are checked at every delivery, not here). Any
- * port is allowed. The host part goes through the import guard itself.
+ * public-looking host name (its addresses are checked at every delivery, not here), on port
+ * 443 or one of `allowedPorts` (WEBHOOK_ALLOWED_PORTS), so deliveries cannot probe the ports
+ * of other hosts; with `allowLocal` a loopback host may use any port. The host part goes
+ * through the import guard itself.
  */
-export function checkWebhookUrl(raw: unknown, allowLocal: boolean): string {
+export function checkWebhookUrl(raw: unknown, allowLocal: boolean, allowedPorts: readonly number[] = []): string {
   if (typeof raw !== 'string' || raw.length < 1 || raw.length > 2048) throw new AppError('VALIDATION_ERROR', 'url: must be an HTTPS URL of at most 2048 characters');
   let url: URL;
   try {
@@ -38,6 +40,10 @@ export function checkWebhookUrl(raw: unknown, allowLocal: boolean): string {
   const host = url.hostname;
   const localName = host.replace(/\.$/, '').toLowerCase() === 'localhost';
   if (allowLocal && ((isIpLiteral(host) && isLoopback(host)) || localName)) return url.toString();
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (port !== 443 && !allowedPorts.includes(port)) {
+    throw forbidden(`port ${port} is not allowed: webhook addresses use port 443${allowedPorts.length ? ` or ${allowedPorts.join(', ')}` : ''}`);
+  }
   try {
     checkImportUrl(`https://${url.host.replace(/:\d+$/, '')}/`);
   } catch (err) {
