@@ -354,8 +354,8 @@ async function main() {
 
   // The event log.
   for (const p of procs) await p.stop();
-  const Database = require('better-sqlite3');
-  const db = new Database(join(dir, 'events.db'), { readonly: true });
+  const { DatabaseSync } = require('node:sqlite');
+  const db = new DatabaseSync(join(dir, 'events.db'), { readOnly: true });
   const perStream = db
     .prepare(
       `SELECT stream,

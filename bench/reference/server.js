@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /*
  * The yardstick for task creation: `POST /v1/quotes` and `POST /v1/tasks` written the plain
- * way, with `node:http` and better-sqlite3 (WAL, `synchronous = FULL`), no framework and no
+ * way, with `node:http` and `node:sqlite` (WAL, `synchronous = FULL`), no framework and no
  * event sourcing. Not product code: bench/creation-vs-reference.js runs it beside the service
  * under the same load.
  *
@@ -23,16 +23,15 @@
 const http = require('node:http');
 const { createHash, randomBytes } = require('node:crypto');
 const { join } = require('node:path');
-const Database = require('better-sqlite3');
+const { DatabaseSync } = require('node:sqlite');
 const Ajv = require('ajv');
 
 const catalogue = require(join(__dirname, '..', '..', 'libs', 'catalogue', 'catalogue', 'catalogue.json'));
 const QUOTE_TTL_MS = 15 * 60 * 1000;
 const MAX_BODY = 1 << 20;
 
-const db = new Database(process.env.DB || 'reference.db');
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
+const db = new DatabaseSync(process.env.DB || 'reference.db');
+db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
 db.exec(`
   CREATE TABLE IF NOT EXISTS api_keys (hash TEXT PRIMARY KEY, account_id TEXT NOT NULL) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS wallets (account_id TEXT PRIMARY KEY, available INTEGER NOT NULL, reserved INTEGER NOT NULL) WITHOUT ROWID;
@@ -52,10 +51,32 @@ const micros = (s) => {
 const format = (m) => `${m / 1_000_000n}.${String(m % 1_000_000n).padStart(6, '0')}`;
 const newId = (prefix) => `${prefix}_${Date.now().toString(36)}${randomBytes(10).toString('hex')}`;
 
+/** `fn` as one transaction: committed when it returns, rolled back when it throws. */
+const control = { begin: db.prepare('BEGIN'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+const transaction =
+  (fn) =>
+  (...args) => {
+    control.begin.run();
+    try {
+      const result = fn(...args);
+      control.commit.run();
+      return result;
+    } catch (e) {
+      try {
+        control.rollback.run();
+      } catch {
+        // SQLite ended the transaction itself
+      }
+      throw e;
+    }
+  };
+/** A statement whose INTEGER columns read as bigint. */
+const bigInts = (statement) => (statement.setReadBigInts(true), statement);
+
 if (process.argv[2] === '--account') {
   const [key, credit] = process.argv.slice(3);
   const account = newId('acct');
-  db.transaction(() => {
+  transaction(() => {
     db.prepare('INSERT INTO api_keys (hash, account_id) VALUES (?, ?)').run(sha256(key), account);
     db.prepare('INSERT INTO wallets (account_id, available, reserved) VALUES (?, ?, 0)').run(account, micros(credit));
   })();
@@ -67,11 +88,11 @@ const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 const models = new Map(catalogue.models.map((m) => [m.id, { ...m, validate: ajv.compile(m.input_schema) }]));
 
 const q = {
-  key: db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').pluck(),
+  key: db.prepare('SELECT account_id FROM api_keys WHERE hash = ?'),
   insertQuote: db.prepare('INSERT INTO quotes (id, account_id, body, max_amount, expires_at) VALUES (?, ?, ?, ?, ?)'),
   idem: db.prepare('SELECT body_hash, task_id FROM idempotency WHERE account_id = ? AND key = ?'),
-  task: db.prepare('SELECT body FROM tasks WHERE id = ?').pluck(),
-  quote: db.prepare('SELECT body, max_amount, expires_at, task_id FROM quotes WHERE id = ? AND account_id = ?').safeIntegers(),
+  task: db.prepare('SELECT body FROM tasks WHERE id = ?'),
+  quote: bigInts(db.prepare('SELECT body, max_amount, expires_at, task_id FROM quotes WHERE id = ? AND account_id = ?')),
   lockQuote: db.prepare('UPDATE quotes SET task_id = ? WHERE id = ? AND task_id IS NULL'),
   reserve: db.prepare('UPDATE wallets SET available = available - ?, reserved = reserved + ? WHERE account_id = ? AND available >= ?'),
   insertIdem: db.prepare('INSERT INTO idempotency (account_id, key, body_hash, task_id) VALUES (?, ?, ?, ?)'),
@@ -126,12 +147,12 @@ function issueQuote(account, _headers, body) {
   return [200, quote];
 }
 
-const createTask = db.transaction((account, key, body) => {
+const createTask = transaction((account, key, body) => {
   const bodyHash = sha256(JSON.stringify({ quote_id: body.quote_id, title: body.title }));
   const seen = q.idem.get(account, key);
   if (seen) {
     if (seen.body_hash !== bodyHash) throw new Refusal(409, 'IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different body');
-    return [202, JSON.parse(q.task.get(seen.task_id))];
+    return [202, JSON.parse(q.task.get(seen.task_id).body)];
   }
   const quote = q.quote.get(body.quote_id, account);
   if (!quote) throw new Refusal(404, 'NOT_FOUND', 'quote not found');
@@ -200,7 +221,7 @@ const server = http.createServer((req, res) => {
   const route = req.method === 'POST' ? routes[req.url] : undefined;
   if (!route) return fail(new Refusal(404, 'NOT_FOUND', 'no such route'));
   const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  const account = auth ? q.key.get(sha256(auth[1])) : undefined;
+  const account = auth ? q.key.get(sha256(auth[1]))?.account_id : undefined;
   if (!account) return fail(new Refusal(401, 'UNAUTHORIZED', 'missing or unknown credential'));
   if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return fail(new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'send application/json'));
   const chunks = [];

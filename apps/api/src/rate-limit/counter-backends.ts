@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ReadStore } from '@gensvc/shared';
+import { SqliteDatabase, type Statement } from '@gensvc/storage';
 import { CounterBackend, type CounterDelta } from './counter-backend';
 
 /**
@@ -11,26 +11,21 @@ import { CounterBackend, type CounterDelta } from './counter-backend';
  * It is a file of its own so the event store's writer never waits on it.
  */
 export class SqliteCounterBackend extends CounterBackend {
-  private readonly db: Database.Database;
-  private readonly upsert: Database.Statement<[string, number, number, number], { n: number }>;
-  private readonly batch: Database.Transaction<(deltas: readonly CounterDelta[]) => number[]>;
-  private readonly purgeStmt: Database.Statement<[number]>;
+  private readonly db: SqliteDatabase;
+  private readonly upsert: Statement<[string, number, number, number], { n: number }>;
+  private readonly purgeStmt: Statement<[number]>;
 
   constructor(file: string) {
     super();
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = OFF');
+    this.db = new SqliteDatabase(file, { pragmas: ['journal_mode = WAL', 'synchronous = OFF'] });
     this.db.exec('CREATE TABLE IF NOT EXISTS counters (k TEXT NOT NULL, w INTEGER NOT NULL, n INTEGER NOT NULL, exp INTEGER NOT NULL, PRIMARY KEY (k, w)) WITHOUT ROWID');
     this.upsert = this.db.prepare('INSERT INTO counters (k, w, n, exp) VALUES (?, ?, ?, ?) ON CONFLICT (k, w) DO UPDATE SET n = n + excluded.n RETURNING n');
     this.purgeStmt = this.db.prepare('DELETE FROM counters WHERE exp < ?');
-    this.batch = this.db.transaction((deltas: readonly CounterDelta[]) => deltas.map((d) => this.upsert.get(d.key, d.windowStart, d.delta, d.expiresAt)!.n));
   }
 
   async add(deltas: readonly CounterDelta[]): Promise<number[]> {
-    return this.batch.immediate(deltas);
+    return this.db.transaction(() => deltas.map((d) => this.upsert.get(d.key, d.windowStart, d.delta, d.expiresAt)!.n));
   }
 
   async purge(now: number): Promise<void> {
