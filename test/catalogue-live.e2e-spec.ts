@@ -9,6 +9,7 @@ import { COMMANDS } from '../apps/admin/src/commands';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
+import { OpenAiStandIn } from '@gensvc/suppliers/testing/stand-ins/openai.stand-in';
 
 const ROOT = join(__dirname, '..');
 /** The repository's catalogue, as plain JSON to edit. */
@@ -97,6 +98,41 @@ describe('a catalogue published while the server serves', () => {
     // The version is the operator's: who and when are on the event.
     const [, event] = await t.app.get(EventStore).readStream('catalogue-main');
     expect(event).toMatchObject({ type: 'CataloguePublished', data: { version: 2, source: 'operator' }, metadata: { actor: 'admin' } });
+  }, 60_000);
+});
+
+describe('a publish that adds a route', () => {
+  let t: TestApp;
+  let admin: INestApplicationContext;
+  let provider: OpenAiStandIn;
+  const saved = process.env.SUPPLIER_CHANNELS;
+
+  beforeAll(async () => {
+    provider = await new OpenAiStandIn('sk-stand-in-0123456789', ['gpt-writer']).start();
+    // A probe interval far beyond the test: only a probe the publish starts can make the model available.
+    process.env.SUPPLIER_CHANNELS = JSON.stringify({ oai: { type: 'openai', base_url: provider.url, api_key: provider.key, probe_interval_s: 3600 } });
+    t = await startTestApp();
+    admin = await NestFactory.createApplicationContext(AdminModule.forRoot(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' })), { logger: false });
+  }, 60_000);
+  afterAll(async () => {
+    await admin?.close();
+    await t?.close();
+    await provider?.stop();
+    if (saved === undefined) delete process.env.SUPPLIER_CHANNELS;
+    else process.env.SUPPLIER_CHANNELS = saved;
+  });
+
+  it('probes the new route at once: the model becomes available without waiting for the probe interval', async () => {
+    const next = repositoryCatalogue() as PlainFile & { models: Record<string, unknown>[] };
+    const { supplier: _s, supplier_model: _m, ...writer } = model(next, 'text-writer-lite') as unknown as Record<string, unknown>;
+    next.models.push({ ...writer, id: 'routed-writer', name: 'Routed writer', resolved_model: 'routed-writer-1', routes: [{ channel: 'oai', supplier_model: 'gpt-writer', unit_cost: '0.004000' }] });
+    const path = join(t.dataDir, 'routed.json');
+    writeFileSync(path, JSON.stringify(next));
+    const probesBefore = provider.requests.filter((r) => r.path === '/v1/models').length;
+    expect(await adminCommand(admin, 'catalogue', 'publish', path)).toMatchObject({ version: 2, changes: [{ model: 'routed-writer', change: 'added' }] });
+    // CONTRACT §14: a change shows within probe_interval_s plus 5 seconds; a new route is probed when it is published.
+    await within(5000, async () => (await t.http().get('/v1/models/routed-writer')).body.available === true);
+    expect(provider.requests.filter((r) => r.path === '/v1/models').length).toBeGreaterThan(probesBefore);
   }, 60_000);
 });
 

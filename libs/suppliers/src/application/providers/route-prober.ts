@@ -28,7 +28,9 @@ const probeKey = (channel: string, supplierModel: string) => `${channel}|${suppl
  * every `probe_interval_s`; a 2xx passes, anything else fails. One process probes a route
  * per interval (a lease); results go to the read store, and every process (API-only ones
  * included) reads them every two seconds and tells the catalogue which routed models have
- * a passing route, which is what `available` shows.
+ * a passing route, which is what `available` shows. When the operator publishes another
+ * catalogue version (`Catalogue.onChange`) the targets are read again: a new route is
+ * probed at once, a route no longer in the catalogue is not probed any more.
  */
 @Injectable()
 export class RouteProber implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,6 +42,10 @@ export class RouteProber implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly probes: Collection<RouteProbeDoc>;
   /** Last result known here, by probe key. */
   private readonly known = new Map<string, RouteProbeDoc>();
+  /** The probe loops running here, by probe key: a loop ends when its key leaves (or gets another loop). */
+  private readonly loops = new Map<string, symbol>();
+  private watching = false;
+  private stopFollowing: (() => void) | undefined;
 
   constructor(
     private readonly catalogue: Catalogue,
@@ -52,11 +58,26 @@ export class RouteProber implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationBootstrap(): void {
+    this.stopFollowing = this.catalogue.onChange(() => this.retarget());
+    this.retarget();
+  }
+
+  /** Probes the routes of the catalogue version in service: loops for new ones, none for those gone; availability recomputed. */
+  private retarget(): void {
     const targets = this.targets();
-    if (!targets.length) return;
+    const keys = new Set(targets.map((t) => probeKey(t.channel, t.supplierModel)));
+    for (const key of [...this.loops.keys()]) if (!keys.has(key)) this.loops.delete(key);
     if (runsBackgroundWork(this.config.processRole)) {
-      for (const t of targets) this.loop(t.channel, t.supplierModel, t.capability);
+      for (const t of targets) if (!this.loops.has(probeKey(t.channel, t.supplierModel))) this.loop(t.channel, t.supplierModel, t.capability);
     }
+    // What is known already decides at once (a route a publish removed no longer counts).
+    this.apply();
+    if (!targets.length) return;
+    if (this.watching) {
+      void this.refresh();
+      return;
+    }
+    this.watching = true;
     const watch = () => {
       this.watcher = setTimeout(() => void this.refresh().finally(watch), WATCH_MS);
       this.watcher.unref();
@@ -65,6 +86,7 @@ export class RouteProber implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationShutdown(): void {
+    this.stopFollowing?.();
     this.abort.abort();
     for (const t of this.timers) clearTimeout(t);
     if (this.watcher) clearTimeout(this.watcher);
@@ -126,8 +148,11 @@ export class RouteProber implements OnApplicationBootstrap, OnApplicationShutdow
   /** Probes a route now and every `probe_interval_s`, in one process at a time. */
   private loop(channel: string, supplierModel: string, capability: string): void {
     const intervalMs = (this.channels.get(channel)?.config.probeIntervalS ?? 300) * 1000;
+    const key = probeKey(channel, supplierModel);
+    const token = Symbol(key);
+    this.loops.set(key, token);
     const run = async () => {
-      if (this.abort.signal.aborted) return;
+      if (this.abort.signal.aborted || this.loops.get(key) !== token) return;
       try {
         // One probe per route and interval across the processes: the lease lives a little less than the interval.
         if (await this.leases.acquire(`probe:${probeKey(channel, supplierModel)}`, this.owner, Math.max(500, intervalMs - 250))) {
