@@ -109,6 +109,45 @@ describe('hostile input', () => {
     });
   });
 
+  describe('titles, descriptions and names refuse control characters (400 VALIDATION_ERROR, nothing stored)', () => {
+    const hostile = ['\u001b[2J\u001b]0;owned\u0007', 'a\u0000b', 'invoice\u202Efdp.exe', 'x\u0085y', 'x\u009b31m', 'line\nbreak', 'tab\there', 'del\u007f', 'iso\u2066late\u2069', 'emb\u202Aed'];
+
+    it.each(hostile)('a task title %j', async (title) => {
+      const before = await wallet();
+      const tasks = (await t.http().get('/v1/tasks').set(bearer(acc)).expect(200)).body.data.length;
+      const res = await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `title-${Buffer.from(title).toString('hex').slice(0, 40)}`).send({ quote_id: await quoteId(), title }).expect(400);
+      expectError(res.body, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^title: /);
+      expect(await wallet()).toEqual(before);
+      expect((await t.http().get('/v1/tasks').set(bearer(acc)).expect(200)).body.data).toHaveLength(tasks);
+    });
+
+    it.each(hostile)('a webhook endpoint description %j', async (description) => {
+      const res = await t.http().post('/v1/webhook-endpoints').set(bearer(acc)).send({ url: 'https://hooks.example.com/x', events: ['*'], description }).expect(400);
+      expectError(res.body, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/^description: /);
+      expect((await t.http().get('/v1/webhook-endpoints').set(bearer(acc)).expect(200)).body.data).toEqual([]);
+    });
+
+    it.each(hostile)('a file name %j (prepare, direct upload, import)', async (name) => {
+      const prepared = await t.http().post('/v1/uploads/prepare').set(bearer(acc)).send({ name, mime: 'text/plain', size: 1, checksum: 'a'.repeat(64), idempotency_key: `name-${Buffer.from(name).toString('hex').slice(0, 40)}` }).expect(400);
+      expectError(prepared.body, 'VALIDATION_ERROR');
+      const direct = await t.http().post('/v1/uploads').set(bearer(acc)).set('Content-Type', 'text/plain').set('X-Filename', encodeURIComponent(name)).send('x').expect(400);
+      expectError(direct.body, 'VALIDATION_ERROR');
+      const imported = await t.http().post('/v1/uploads/import').set(bearer(acc)).send({ url: 'https://files.example.com/a.txt', name }).expect(400);
+      expectError(imported.body, 'VALIDATION_ERROR');
+    });
+
+    it('still takes titles and descriptions in any script, trimmed', async () => {
+      const other = await createAccount(t, { credit: '10.00' });
+      const quote = await t.http().post('/v1/quotes').set(bearer(other)).send({ model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hi' } }).expect(200);
+      const res = await t.http().post('/v1/tasks').set(bearer(other)).set('Idempotency-Key', 'title-any-script').send({ quote_id: quote.body.quote_id, title: '  Café 日本語 👩‍💻 “Q1” – ok  ' }).expect(202);
+      expect(res.body.title).toBe('Café 日本語 👩‍💻 “Q1” – ok');
+      const hook = await t.http().post('/v1/webhook-endpoints').set(bearer(other)).send({ url: 'https://hooks.example.com/x', events: ['*'], description: 'Заказы — ok' }).expect(201);
+      expect(hook.body.description).toBe('Заказы — ok');
+    });
+  });
+
   it.each(['__proto__', 'constructor'])('refuses a top-level %s as an unknown field', async (field) => {
     const body = `{"model":"text-writer-lite","capability":"text.generate","input":{"prompt":"hi"},"${field}":{"x":1}}`;
     const res = await t.http().post('/v1/quotes').set(bearer(acc)).set('Content-Type', 'application/json').send(body).expect(400);

@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ApiError, Gensvc, GensvcError, SDK_VERSION, withoutUploadToken, type Task, type Upload } from '@gensvc/sdk';
 import { uploadFile } from '@gensvc/sdk/node';
 import { downloadAsset, type Downloaded } from './downloads.js';
-import { outputMode, print, printError, type OutputMode } from './output.js';
+import { escapeControl, outputMode, print, printError, type OutputMode } from './output.js';
 import { byteProgress, statusLine } from './progress.js';
 import { registerWebhooks } from './webhooks.js';
 
@@ -39,7 +39,7 @@ function clientOf(g: Globals): Gensvc {
 }
 
 const log = (g: Globals) => (line: string) => {
-  if (!g.quiet) process.stderr.write(`${line}\n`);
+  if (!g.quiet) process.stderr.write(`${escapeControl(line)}\n`);
 };
 
 /** A JSON object from `'{...}'` or `@file.json`. */

@@ -1,6 +1,7 @@
 /**
  * What a command prints on stdout: one JSON object for machines (`--json`, or whenever stdout
- * is not a terminal), tables and key/value lines for people on a terminal.
+ * is not a terminal), tables and key/value lines for people on a terminal. Whatever the API
+ * returns is printed, never obeyed: control characters in it are escaped.
  */
 export interface OutputMode {
   json: boolean;
@@ -13,11 +14,41 @@ export function outputMode(argv: string[]): OutputMode {
 
 const MAX_CELL = 48;
 
+/**
+ * Characters that would let text from the API drive the terminal or reorder what it shows:
+ * C0 controls (ESC starts escape sequences), DEL, C1 controls (U+009B is a CSI on its own),
+ * the line and paragraph separators and the bidirectional embeddings, overrides and isolates.
+ */
+const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** What JSON.stringify leaves raw inside strings (it escapes C0 itself; raw C0 outside strings is only the indentation's newlines). */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `\x1b`, `\u202e`: a control character spelled out, so it shows instead of acting. */
+const spelled = (c: string): string => {
+  const n = c.codePointAt(0)!;
+  return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+};
+
+/** Text from the API as it may reach a terminal: every control character escaped, the rest unchanged. */
+export function escapeControl(text: string): string {
+  return text.replace(TERMINAL_CONTROL, spelled);
+}
+
+/**
+ * JSON text whose strings hold no raw control character either: JSON.stringify already escapes
+ * C0, this escapes DEL, C1, the separators and the bidirectional controls the same way
+ * (`\u009b`), so the output parses to the same value and shows safely on a terminal.
+ */
+export function safeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(RAW_IN_JSON, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+}
+
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '-';
   const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  const flat = s.replace(/\s+/g, ' ');
-  return flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat;
+  const flat = escapeControl(s.replace(/[\t\n\r ]+/g, ' '));
+  return [...flat].length > MAX_CELL ? `${[...flat].slice(0, MAX_CELL - 1).join('')}…` : flat;
 }
 
 /** An aligned table with a header row. */
@@ -32,7 +63,7 @@ export function table(rows: Record<string, unknown>[], columns: string[]): strin
 function keyValues(o: Record<string, unknown>): string {
   const keys = Object.keys(o);
   const width = Math.max(...keys.map((k) => k.length));
-  return keys.map((k) => `${k.padEnd(width)}  ${o[k] === null || o[k] === undefined ? '-' : typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k])}`).join('\n');
+  return keys.map((k) => escapeControl(`${k.padEnd(width)}  ${o[k] === null || o[k] === undefined ? '-' : typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k])}`)).join('\n');
 }
 
 /** Columns shown for the items of a list, by command. */
@@ -80,15 +111,15 @@ export function human(result: unknown, kind?: string): string {
     }
     return keyValues(o);
   }
-  return String(result);
+  return escapeControl(String(result));
 }
 
 export function print(result: unknown, mode: OutputMode, kind?: string): void {
-  process.stdout.write(`${mode.json ? JSON.stringify(result, null, mode.pretty ? 2 : undefined) : human(result, kind)}\n`);
+  process.stdout.write(`${mode.json ? safeJson(result, mode.pretty ? 2 : undefined) : human(result, kind)}\n`);
 }
 
 /** An error: the error object as JSON on stderr in JSON mode, a readable line otherwise. */
 export function printError(error: { code: string; message: string; request_id?: string }, mode: OutputMode): void {
-  if (mode.json) process.stderr.write(`${JSON.stringify({ error })}\n`);
-  else process.stderr.write(`error: ${error.code}: ${error.message}${error.request_id ? ` (request ${error.request_id})` : ''}\n`);
+  if (mode.json) process.stderr.write(`${safeJson({ error })}\n`);
+  else process.stderr.write(`${escapeControl(`error: ${error.code}: ${error.message}${error.request_id ? ` (request ${error.request_id})` : ''}`)}\n`);
 }

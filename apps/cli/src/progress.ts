@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { escapeControl } from './output.js';
 
 const { SingleBar } = cliProgress;
 
@@ -60,7 +61,8 @@ export function statusLine(quiet: boolean): { show(text: string): void; stop(): 
   const tty = process.stderr.isTTY === true;
   let last = '';
   return {
-    show(text) {
+    show(raw) {
+      const text = escapeControl(raw);
       if (quiet || text === last) return;
       if (tty) process.stderr.write(`\r\x1b[2K${text}`);
       else process.stderr.write(`${text}\n`);

@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './money';
+export * from './text';
 export * from './ids';
 export * from './keyed-lock';
 export * from './keyed-timers';

@@ -1,10 +1,6 @@
-import { AppError } from '@gensvc/shared';
+import { AppError, hasControlCharacter } from '@gensvc/shared';
 
 export const MAX_NAME_CHARS = 200;
-
-// C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators and bidi controls
-// that would make a name lie about itself in a download dialog.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /**
  * Checks a file name (prepare `name`, import `name`, the decoded `X-Filename`): 1 to 200
@@ -15,7 +11,8 @@ export function checkFileName(name: unknown, field: string): string {
   if (typeof name !== 'string') throw new AppError('VALIDATION_ERROR', `${field}: must be a string`);
   const chars = [...name].length;
   if (chars < 1 || chars > MAX_NAME_CHARS) throw new AppError('VALIDATION_ERROR', `${field}: must be 1 to ${MAX_NAME_CHARS} characters`);
-  if (CONTROL.test(name)) throw new AppError('VALIDATION_ERROR', `${field}: must not contain control characters`);
+  // C0, DEL, C1, line separators and bidi controls (the shared rule): a name that would lie about itself in a download dialog.
+  if (hasControlCharacter(name)) throw new AppError('VALIDATION_ERROR', `${field}: must not contain control characters`);
   if (/[\/\\]/.test(name)) throw new AppError('VALIDATION_ERROR', `${field}: must not contain path separators`);
   if (name === '.' || name === '..') throw new AppError('VALIDATION_ERROR', `${field}: is not a file name`);
   if (name.trim() === '') throw new AppError('VALIDATION_ERROR', `${field}: must not be blank`);

@@ -1,5 +1,5 @@
 import './identity-events.v1';
-import { AppError } from '@gensvc/shared';
+import { AppError, checkPlainText } from '@gensvc/shared';
 import type { Command, Decider } from '@gensvc/shared';
 
 /** Events of the `account-<id>` stream. */
@@ -56,6 +56,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         if (state.status !== 'none') throw new AppError('CONFLICT', `account ${d.account_id} already exists`);
         const name = d.name.trim();
         if (name.length < 1 || name.length > 200) throw new AppError('VALIDATION_ERROR', 'name must be 1 to 200 characters');
+        checkPlainText(name, 'name');
         if ((d.email === null) !== (d.password_hash === null)) {
           throw new AppError('VALIDATION_ERROR', 'email and password go together');
         }

@@ -30,6 +30,12 @@ describe('account decider', () => {
     spec.given([]).when({ type: 'OpenAccount', data: { account_id: 'acc_1', name: 'A', email: 'not-an-email', password_hash: 'h' }, metadata: { now } }).thenThrows('VALIDATION_ERROR');
   });
 
+  it('refuses a name with control or bidirectional formatting characters (printed by clients, it would drive their terminal)', () => {
+    for (const name of ['Ann\u001b[31m', 'A\u0000nn', 'Ann\u202Egnp.exe', 'A\u0085nn', 'An\nn', 'Ann\u2067', 'Ann\u007f']) {
+      spec.given([]).when({ type: 'OpenAccount', data: { account_id: 'acc_1', name, email: null, password_hash: null }, metadata: { now } }).thenThrows('VALIDATION_ERROR');
+    }
+  });
+
   it('closes once; closing again is harmless; an unknown account is NOT_FOUND', () => {
     spec.given([opened]).when({ type: 'CloseAccount', data: {}, metadata: { now } }).then([{ type: 'AccountClosed', data: { account_id: 'acc_1', closed_at: now.toISOString() } }]);
     spec.given([opened, { type: 'AccountClosed', data: { account_id: 'acc_1', closed_at: now.toISOString() } }]).when({ type: 'CloseAccount', data: {}, metadata: { now } }).then([]);

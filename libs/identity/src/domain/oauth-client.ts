@@ -1,5 +1,5 @@
 import './identity-events.v1';
-import { AppError } from '@gensvc/shared';
+import { AppError, checkPlainText } from '@gensvc/shared';
 import type { Command, Decider } from '@gensvc/shared';
 
 /** Events of the `oauthclient-<client id>` stream. A confidential client's secret is stored as SHA-256 only. */
@@ -60,6 +60,7 @@ export const oauthClientDecider: Decider<OAuthClientState, OAuthClientCommand, O
     if (state.status !== 'none') throw new AppError('CONFLICT', `client ${command.data.client_id} already exists`);
     const name = command.data.name.trim();
     if (name.length < 1 || name.length > 200) throw new AppError('VALIDATION_ERROR', 'name must be 1 to 200 characters');
+    checkPlainText(name, 'name');
     if (command.data.public !== (command.data.secret_hash === null)) throw new Error('a confidential client needs a secret, a public one has none');
     return [
       {

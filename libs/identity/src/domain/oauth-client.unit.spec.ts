@@ -18,6 +18,12 @@ describe('OAuth client decider', () => {
     }
   });
 
+  it('refuses a client name with control or bidirectional formatting characters (it shows on the consent page)', () => {
+    for (const name of ['App\u202Eevil', 'App\u001b]8;;x', 'A\u0000pp', 'App\u009b']) {
+      spec.given([]).when({ ...register('https://app.example/cb'), data: { ...register('https://app.example/cb').data, name } }).thenThrows('VALIDATION_ERROR');
+    }
+  });
+
   it('stores no secret for public clients and refuses a second registration', () => {
     spec.given([]).when(register('https://a.example/cb', true)).thenReturns((events) => expect(events[0].data).toMatchObject({ public: true, secret_hash: null }));
     spec

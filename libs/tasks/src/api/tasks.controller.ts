@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
-import { AppError, Clock, CurrentPrincipal, EventStore, OpenApiOperations, type Principal, RequireScope, SubscriptionEngine } from '@gensvc/shared';
+import { AppError, Clock, CurrentPrincipal, EventStore, OpenApiOperations, type Principal, RequireScope, SubscriptionEngine, checkPlainText } from '@gensvc/shared';
 import { CreateTaskHandler } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
@@ -26,12 +26,12 @@ export function idempotencyKeyOf(value: string | string[] | undefined): string {
   return value;
 }
 
-/** title: trimmed, then 1 to 200 characters; absent → null. */
+/** title: trimmed, then 1 to 200 characters without control characters; absent → null. */
 export function titleOf(title: string | undefined): string | null {
   if (title === undefined || title === null) return null;
   const trimmed = title.trim();
   if (trimmed.length < 1 || [...trimmed].length > 200) throw new AppError('VALIDATION_ERROR', 'title: must be 1 to 200 characters after trimming');
-  return trimmed;
+  return checkPlainText(trimmed, 'title');
 }
 
 @Controller('v1')

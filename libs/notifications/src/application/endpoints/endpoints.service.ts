@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
+import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, checkPlainText, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
 import { endpointsDecider, isEndpointId, WEBHOOK_EVENT_TYPES, WEBHOOKS_STREAM, type DisableReason, type Endpoint, type EndpointsState } from '../../domain/endpoints';
 import { newWebhookSecret } from '../../domain/signature';
 import { SecretBox } from '../../infrastructure/secret-box';
@@ -63,7 +63,7 @@ export class EndpointsService {
     if (input.description !== undefined && input.description !== null && (typeof input.description !== 'string' || input.description.length > 500)) {
       throw new AppError('VALIDATION_ERROR', 'description: must be a string of at most 500 characters');
     }
-    const description = typeof input.description === 'string' ? input.description.trim() || null : null;
+    const description = typeof input.description === 'string' ? checkPlainText(input.description.trim(), 'description') || null : null;
     const secret = newWebhookSecret();
     const endpointId = newId('whe');
     const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'CreateEndpoint', data: { account_id: accountId, endpoint_id: endpointId, url, events, description, sealed_secret: this.box.seal(secret) }, metadata: { now: this.clock.now() } });

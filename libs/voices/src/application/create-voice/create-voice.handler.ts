@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Command } from '@gensvc/shared';
+import { withoutControlCharacters, type Command } from '@gensvc/shared';
 import { voiceIdForTask } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 
@@ -11,7 +11,9 @@ export type CreateVoiceCommand = Command<
 
 /**
  * VoiceCreated on `voice-<voice_id>`, the id derived from the task: idempotent per task (a
- * repeat answers the same id). The name is trimmed to 100 characters ("Cloned voice" when empty).
+ * repeat answers the same id). The name is trimmed to 100 characters ("Cloned voice" when empty);
+ * it comes from a task's input, accepted before, so control characters are dropped rather
+ * than refused (CONTRACT §17: names never carry them).
  */
 @Injectable()
 export class CreateVoiceHandler {
@@ -22,7 +24,7 @@ export class CreateVoiceHandler {
     const voiceId = voiceIdForTask(taskId);
     const result = await this.voices.handle(voiceId, {
       type: 'CreateVoice',
-      data: { ...cmd.data, voice_id: voiceId, name: name.trim().slice(0, 100) || 'Cloned voice' },
+      data: { ...cmd.data, voice_id: voiceId, name: withoutControlCharacters(name).trim().slice(0, 100) || 'Cloned voice' },
       metadata: cmd.metadata,
     });
     if (result.state.status !== 'none' && result.state.accountId !== accountId) throw new Error(`voice ${voiceId} belongs to another account`);

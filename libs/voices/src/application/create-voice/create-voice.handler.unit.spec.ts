@@ -34,6 +34,13 @@ describe('CreateVoiceHandler', () => {
     expect((await stored(id))[0][1]).toMatchObject({ name: 'Cloned voice' });
   });
 
+  it('drops control and bidirectional formatting characters from the name (it came from an accepted task input)', async () => {
+    const id = await handler.execute(create({ task_id: 'task_ctrlname0000', name: 'An\u001b[2Jn\u202e\u0000a\u0085 ' }));
+    expect((await stored(id))[0][1]).toMatchObject({ name: 'An[2Jna' });
+    const only = await handler.execute(create({ task_id: 'task_ctrlonly0000', name: '\u001b\u202e' }));
+    expect((await stored(only))[0][1]).toMatchObject({ name: 'Cloned voice' });
+  });
+
   it("refuses to hand another account's voice over when its task id comes again", async () => {
     await handler.execute(create());
     await expect(handler.execute(create({ account_id: 'acc_2' }))).rejects.toThrow('belongs to another account');
