@@ -14,6 +14,7 @@ import { bodyParsers } from './http/body-parsers';
 import { answerClientErrors } from './http/client-errors';
 import { CORS_PATHS, corsMiddleware } from './http/cors';
 import { PinoNestLogger } from './http/pino-nest-logger';
+import { noStoreForCredentials } from './http/no-store';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
 
@@ -33,6 +34,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger));
+  app.use(noStoreForCredentials);
   if (!servesApi(config.processRole)) app.use(healthOnly);
   app.use(CORS_PATHS, corsMiddleware());
   app.use(consoleStatic(config.publicBaseUrl));

@@ -8,6 +8,7 @@ import { Authenticator } from '@gensvc/identity';
 import { Gensvc, SDK_VERSION } from '@gensvc/sdk';
 import { createMcpServer } from '@gensvc/sdk/mcp';
 import { apiTools, type ToolDefinition } from '@gensvc/sdk/tools';
+import { forceNoStore } from '../http/no-store';
 import { MCP_OPENAPI } from './mcp.openapi';
 
 /**
@@ -88,6 +89,7 @@ export class McpController {
       void server.close();
     });
     await server.connect(transport);
+    forceNoStore(res);
     await transport.handleRequest(req, res, req.body);
   }
 
