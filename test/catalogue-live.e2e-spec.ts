@@ -31,10 +31,13 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<void> 
   }
 }
 
-/** Runs an admin command as the CLI's main does (its words and arguments, actor `admin`), in this process. */
+/** Runs an admin command as the CLI's main does (its words, arguments and `--flag value`s, actor `admin`), in this process. */
 async function adminCommand(admin: INestApplicationContext, ...argv: string[]): Promise<unknown> {
   const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort((a, b) => b.words.length - a.words.length)[0]!;
-  return RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => command.run(admin, {}, argv.slice(command.words.length)));
+  const rest = argv.slice(command.words.length);
+  const flags = Object.fromEntries(rest.flatMap((a, i) => (a.startsWith('--') ? [[a.slice(2), rest[i + 1]!]] : [])));
+  const args = rest.filter((a, i) => !a.startsWith('--') && !rest[i - 1]?.startsWith('--'));
+  return RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => command.run(admin, flags, args));
 }
 
 describe('a catalogue published while the server serves', () => {
@@ -134,6 +137,33 @@ describe('a publish that adds a route', () => {
     await within(5000, async () => (await t.http().get('/v1/models/routed-writer')).body.available === true);
     expect(provider.requests.filter((r) => r.path === '/v1/models').length).toBeGreaterThan(probesBefore);
   }, 60_000);
+
+  it('reports the margin of settled tasks by channel and by model: revenue charged, cost = the route\'s unit_cost × quantity', async () => {
+    const acc = await createAccount(t, { credit: '5.00' });
+    const run = async (modelId: string) => {
+      const q = (await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: modelId, capability: 'text.generate', input: { prompt: 'a haiku' } }).expect(200)).body;
+      const task = (await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `key-${randomUUID()}`).send({ quote_id: q.quote_id }).expect(202)).body;
+      let body = task;
+      await within(15_000, async () => (body = (await t.http().get(`/v1/tasks/${task.id}`).set(bearer(acc)).expect(200)).body).settlement_status !== 'reserved');
+      expect(body).toMatchObject({ status: 'succeeded', settlement_status: 'settled', charged_amount: '0.020000' });
+    };
+    const from = new Date().toISOString();
+    await run('routed-writer');
+    await run('text-writer-lite');
+    const byChannel = (await adminCommand(admin, 'report', 'margin', '--from', from, '--by', 'channel')) as { from: string; by: string; rows: unknown[]; total: unknown };
+    expect(byChannel).toEqual({
+      from,
+      to: expect.any(String),
+      by: 'channel',
+      rows: [
+        { key: 'local', tasks: 1, revenue: '0.020000', cost: '0.000000', margin: '0.020000' },
+        { key: 'oai', tasks: 1, revenue: '0.020000', cost: '0.004000', margin: '0.016000' },
+      ],
+      total: { tasks: 2, revenue: '0.040000', cost: '0.004000', margin: '0.036000' },
+    });
+    expect(((await adminCommand(admin, 'report', 'margin', '--from', from)) as { rows: { key: string }[] }).rows.map((r) => r.key)).toEqual(['routed-writer', 'text-writer-lite']);
+    await expect(adminCommand(admin, 'report', 'margin', '--by', 'account')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  }, 60_000);
 });
 
 describe('npm run admin -- catalogue', () => {
@@ -199,4 +229,14 @@ describe('npm run admin -- catalogue', () => {
     expect(oneJson((await cli('show')).stdout)).toEqual({ version: 2, published_at: expect.any(String), catalogue: next });
     expect(oneJson((await cli('show', '--version', '1')).stdout)).toMatchObject({ version: 1, catalogue: repositoryCatalogue() });
   }, 120_000);
+
+  it('prints the margin report as one JSON object, and refuses a window it cannot read', async () => {
+    const report = await runCli(ADMIN_CLI, ['report', 'margin', '--to', '2026-11-01', '--by', 'channel'], { DATA_DIR: t.dataDir });
+    expect([report.code, oneJson(report.stdout)]).toEqual([
+      0,
+      { from: null, to: '2026-11-01T00:00:00.000Z', by: 'channel', rows: [], total: { tasks: 0, revenue: '0.000000', cost: '0.000000', margin: '0.000000' } },
+    ]);
+    const bad = await runCli(ADMIN_CLI, ['report', 'margin', '--from', 'last week'], { DATA_DIR: t.dataDir });
+    expect([bad.code, oneJson(bad.stdout)]).toEqual([1, { error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('--from') } }]);
+  }, 60_000);
 });

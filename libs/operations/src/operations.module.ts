@@ -1,6 +1,8 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import type { ErrorCode, ModuleDependencies } from '@gensvc/shared';
 import { HealthController } from './api/health.controller';
+import { MarginProjection } from './application/margin-report/margin.projection';
+import { MarginReportHandler } from './application/margin-report/margin-report.handler';
 import { ReplayHistoryProjection } from './application/replay/replay-history.projection';
 import { ReplayService } from './application/replay/replay.service';
 import { ADMIN_SERVER_OPTIONS, AdminServer } from './infrastructure/admin-server';
@@ -21,8 +23,8 @@ export type OperationsOptions =
   | { readonly http?: false };
 
 /**
- * Operating the service: replay, metrics, health, the internal admin endpoint. Imports: the
- * storage module.
+ * Operating the service: replay, metrics, health, the internal admin endpoint, the margin
+ * report (a read model of settlements and route costs). Imports: the storage module.
  */
 @Module({})
 export class OperationsModule implements NestModule {
@@ -36,6 +38,8 @@ export class OperationsModule implements NestModule {
         EventStoreMetrics,
         ReplayService,
         ReplayHistoryProjection,
+        MarginProjection,
+        MarginReportHandler,
         HttpMetricsMiddleware,
         AdminServer,
         {
@@ -43,7 +47,7 @@ export class OperationsModule implements NestModule {
           useValue: options.http ? { serve: true, errorStatus: options.errorStatus } : { serve: false, errorStatus: () => 500 },
         },
       ],
-      exports: [Metrics, ReplayService, AdminServer],
+      exports: [Metrics, ReplayService, AdminServer, MarginReportHandler],
     };
   }
 

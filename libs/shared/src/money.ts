@@ -29,6 +29,11 @@ export const Money = {
     return `${units}.${frac}`;
   },
 
+  /** Formats a difference that may be negative (a margin): `-0.010000`; amounts use `format`. */
+  formatSigned(value: Micros): string {
+    return value < 0n ? `-${Money.format(-value)}` : Money.format(value);
+  },
+
   /** unit price × quantity ÷ per, rounded up to the micro-unit (never undercharges). */
   multiply(unitPrice: Micros, quantity: number | bigint, per: number | bigint = 1): Micros {
     const q = BigInt(quantity);

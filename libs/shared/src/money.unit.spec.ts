@@ -58,6 +58,13 @@ describe('Money', () => {
     expect(() => Money.multiply(1n, 1, 0)).toThrow(RangeError);
   });
 
+  it('formats a signed difference, keeping format for amounts', () => {
+    expect(Money.formatSigned(-10_000n)).toBe('-0.010000');
+    expect(Money.formatSigned(1_500_000n)).toBe('1.500000');
+    expect(Money.formatSigned(0n)).toBe('0.000000');
+    expect(() => Money.format(-1n)).toThrow(RangeError);
+  });
+
   it('min, max and the unit constant', () => {
     expect(Money.min(3n, 5n)).toBe(3n);
     expect(Money.max(3n, 5n)).toBe(5n);
