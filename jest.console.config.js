@@ -10,10 +10,10 @@ module.exports = {
   moduleFileExtensions: ['tsx', 'ts', 'js', 'mjs', 'cjs', 'json'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/apps/console/tsconfig.jest.json', diagnostics: false }],
-    // Preact 11 ships only ES modules: turned into CommonJS for Jest on Node 20.
+    // Preact 11 and preact-iso (the pages' router) ship only ES modules: turned into CommonJS for Jest.
     '^.+\\.m?js$': ['babel-jest', { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(preact|@testing-library/preact)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(preact|preact-iso|@testing-library/preact)/)'],
   testEnvironmentOptions: { customExportConditions: ['require', 'default'] },
   moduleNameMapper: {
     '\\.css$': '<rootDir>/apps/console/src/testing/empty.js',

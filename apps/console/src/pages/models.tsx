@@ -12,6 +12,11 @@ function priceLine(p: Price): string {
   return `${formatAmount(p.unit_price)} per ${p.unit.replace(/_/g, ' ')}${extra ? ` (${extra})` : ''}`;
 }
 
+/** The price version of a model's prices (one per model; a published price change gives a new one). */
+function priceVersion(prices: readonly Price[]): string | null {
+  return prices[0]?.price_version ?? null;
+}
+
 /** Which of the caller's files fit a model's `asset_ids` (by the model's modality or capability). */
 function fits(m: ModelSummary, mime: string): boolean {
   if (m.capabilities.some((c) => c.startsWith('voice.'))) return mime.startsWith('audio/');
@@ -85,6 +90,8 @@ function RunModel({ id }: { id: string }) {
   if (model.error) return <ErrorBox error={model.error} title="The model could not be read" />;
   if (!model.data) return <Loading />;
   const m = model.data;
+  // As the API says now: a model the catalogue does not sell (or whose routes fail their checks) cannot be quoted.
+  const closed = !m.available;
   const assetChoices = (assets.data?.data ?? []).filter((a) => fits(m, a.mime)).map((a) => ({ value: a.id, label: `${a.name} · ${a.id.slice(-6)}` }));
   const voiceChoices = (voices.data?.data ?? []).filter((v) => v.status === 'active').map((v) => ({ value: v.id, label: `${v.name ?? v.id}` }));
   return (
@@ -93,6 +100,12 @@ function RunModel({ id }: { id: string }) {
         <h2 id="run-title">Run {m.name}</h2>
         <a href="/console/models" class="btn btn-ghost btn-small">Close</a>
       </div>
+      {closed && (
+        <div class="alert alert-info" role="status" data-testid="model-unavailable">
+          <p class="alert-title">Not available now</p>
+          <p>{m.name} cannot be quoted or run at the moment. Its prices stay listed; try again later.</p>
+        </div>
+      )}
       <form onSubmit={getQuote} aria-labelledby="run-title" class="form">
         {m.capabilities.length > 1 && (
           <div class="field">
@@ -111,7 +124,7 @@ function RunModel({ id }: { id: string }) {
         <ErrorBox error={error} title={busy === null && quote ? 'The task could not be created' : 'The request was refused'} />
         {!quote && (
           <div class="form-actions">
-            <button type="submit" class="btn btn-primary" disabled={busy !== null}>
+            <button type="submit" class="btn btn-primary" disabled={busy !== null || closed}>
               {busy === 'quote' ? 'Getting a quote…' : 'Get a quote'}
             </button>
             <p class="hint">A quote reserves nothing. You confirm the price next.</p>
@@ -177,9 +190,20 @@ export function Models() {
               <ul class="price-list" aria-label={`Prices of ${m.name}`}>
                 {(byModel.get(m.id) ?? m.prices ?? []).map((p, i) => <li key={i}>{priceLine(p)}</li>)}
               </ul>
-              <a class="btn btn-secondary btn-small" href={`/console/models?model=${encodeURIComponent(m.id)}`} aria-label={`Run ${m.name}`} aria-disabled={!m.available}>
-                Run
-              </a>
+              {priceVersion(byModel.get(m.id) ?? m.prices ?? []) && (
+                <p class="sub" data-testid={`price-version-${m.id}`}>
+                  Price version <span class="mono">{priceVersion(byModel.get(m.id) ?? m.prices ?? [])}</span>
+                </p>
+              )}
+              {m.available ? (
+                <a class="btn btn-secondary btn-small" href={`/console/models?model=${encodeURIComponent(m.id)}`} aria-label={`Run ${m.name}`}>
+                  Run
+                </a>
+              ) : (
+                <button type="button" class="btn btn-secondary btn-small" disabled aria-label={`Not available: ${m.name}`}>
+                  Not available
+                </button>
+              )}
             </li>
           ))}
         </ul>
