@@ -170,8 +170,9 @@ describe('OpenAPI document', () => {
     });
     const create = doc.paths['/v1/tasks'].post;
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 8, maxLength: 150 } }));
-    expect(Object.keys(create.responses).sort()).toEqual(['202', '400', '401', '402', '403', '404', '409', '413', '415', '429', '500']);
+    expect(Object.keys(create.responses).sort()).toEqual(['202', '400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '500']);
     expect(create.responses['409'].description).toBe('IDEMPOTENCY_CONFLICT, QUOTE_ALREADY_USED, QUOTE_EXPIRED');
+    expect(create.responses['422'].description).toBe('MODEL_UNAVAILABLE');
     const list = doc.paths['/v1/tasks'].get.parameters.map((p: Doc) => p.name);
     expect(list).toEqual(expect.arrayContaining(['page', 'limit', 'q', 'status', 'modality', 'settlement_status', 'connection_id', 'created_from', 'created_before', 'min_amount', 'max_amount']));
     // every schema compiles as JSON Schema 2020-12
