@@ -7,6 +7,7 @@ import { StorageModule } from '@gensvc/storage';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';
 import { OperationsModule } from '@gensvc/operations';
+import type { RequestDeadlines } from './http/body-deadline';
 import { errorStatus } from './http/error-status';
 import { McpModule } from './mcp/mcp.module';
 import { OpenApiModule } from './openapi/openapi.module';
@@ -24,6 +25,8 @@ export interface AppOverrides {
   clock?: Clock;
   /** Test hooks of the assets context (import network, shorter time limits). */
   assets?: AssetsOptions;
+  /** Shorter request deadlines for tests (apps/api/src/http/body-deadline.ts; never shortened in production). */
+  deadlines?: Partial<RequestDeadlines>;
 }
 
 /**

@@ -14,6 +14,7 @@ import { bodyParsers } from './http/body-parsers';
 import { answerClientErrors } from './http/client-errors';
 import { CORS_PATHS, corsMiddleware } from './http/cors';
 import { PinoNestLogger } from './http/pino-nest-logger';
+import { DEFAULT_DEADLINES, applyServerDeadlines, bodyDeadline } from './http/body-deadline';
 import { noStoreForCredentials } from './http/no-store';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { createValidationPipe } from './http/validation';
@@ -29,6 +30,8 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
+  const deadlines = { ...DEFAULT_DEADLINES, ...overrides.deadlines };
+  applyServerDeadlines(app.getHttpServer(), deadlines);
   answerClientErrors(app.getHttpServer(), logger);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -39,6 +42,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.use(CORS_PATHS, corsMiddleware());
   app.use(consoleStatic(config.publicBaseUrl));
   let allowed: AllowedMethods = () => [];
+  app.use(bodyDeadline(deadlines));
   app.use(bodyParsers(config.jsonBodyLimit, (path) => allowed(path)));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(logger, (path) => allowed(path)));
