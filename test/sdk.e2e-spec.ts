@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthenticationError, Gensvc, NotFoundError, ValidationError, type Task } from '@gensvc/sdk';
-import { uploadFile } from '@gensvc/sdk/node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { AuthenticationError, Gensvc, NotFoundError, QuoteAboveLimitError, ValidationError, type Task } from '@gensvc/sdk';
+import { downloadAsset, uploadFile } from '@gensvc/sdk/node';
 import { createAccount, type TestAccount } from './support/accounts';
 import { startServedApp } from './support/served-app';
 
@@ -78,5 +80,40 @@ describe('@gensvc/sdk against the running server', () => {
     const fromBytes = await gensvc.uploads.upload(readFileSync(join(FIXTURES, 'image.png')), { name: 'copy.png' });
     expect(fromBytes).toMatchObject({ status: 'completed', mime: 'image/png' });
     expect(await gensvc.assets.delete(fromBytes.asset_id!)).toMatchObject({ id: fromBytes.asset_id, deleted: true });
+    // the same bytes under the same name again: a new asset, not the deleted one
+    const anew = await gensvc.uploads.upload(readFileSync(join(FIXTURES, 'image.png')), { name: 'copy.png' });
+    expect(anew.asset_id).not.toBe(fromBytes.asset_id);
+    expect(await gensvc.assets.get(anew.asset_id!)).toMatchObject({ id: anew.asset_id, checksum: fromBytes.checksum });
+  });
+
+  it('run: one call uploads a file by path, quotes, creates, follows the task and returns the result; the same key again follows the same task', async () => {
+    const quotes: string[] = [];
+    const key = `sdk-run-${Date.now()}`;
+    const done = await gensvc.run('voice-clone-std', { name: 'Ann', consent_attested: true }, {
+      files: [join(FIXTURES, 'audio.wav')],
+      maxAmount: '10',
+      idempotencyKey: key,
+      onQuote: (q) => quotes.push(q.max_amount),
+    });
+    expect(done).toMatchObject({ status: 'succeeded', settlement_status: 'settled', capability: 'voice.clone', output: { voice_id: expect.stringMatching(/^voice_/) } });
+    expect(quotes).toHaveLength(1);
+    const again = await gensvc.run('voice-clone-std', { name: 'Ann', consent_attested: true }, { files: [join(FIXTURES, 'audio.wav')], idempotencyKey: key });
+    expect(again.id).toBe(done.id);
+
+    const out = mkdtempSync(join(tmpdir(), 'sdk-run-'));
+    try {
+      const file = await downloadAsset(gensvc, done.output!.asset_ids[0], out);
+      const asset = await gensvc.assets.get(done.output!.asset_ids[0]);
+      expect(createHash('sha256').update(readFileSync(file.path)).digest('hex')).toBe(asset.checksum);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('run refuses a quote above maxAmount without creating a task', async () => {
+    const before = await gensvc.wallet.get();
+    const err = await gensvc.run('image-studio-v2', { prompt: 'a fox', count: 4 }, { maxAmount: '0.01' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuoteAboveLimitError);
+    expect(await gensvc.wallet.get()).toEqual(before);
   });
 });

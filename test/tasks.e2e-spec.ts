@@ -157,12 +157,14 @@ describe('POST /v1/tasks', () => {
     expect(list.body.data.map((x: { id: string }) => x.id)).toEqual([results[0].body.id]);
   });
 
-  it('answers the same key with another body 409 IDEMPOTENCY_CONFLICT', async () => {
+  it('answers the same key with another body 409 IDEMPOTENCY_CONFLICT, with Location naming the task the key created', async () => {
     const acc = await createAccount(t, { credit: '1.00' });
     const [q1, q2] = [await h.quote(acc), await h.quote(acc)];
     const k = key();
-    await h.create(acc, { quote_id: q1 }, k).expect(202);
-    expectError((await h.create(acc, { quote_id: q2 }, k).expect(409)).body, 'IDEMPOTENCY_CONFLICT');
+    const created = await h.create(acc, { quote_id: q1 }, k).expect(202);
+    const conflict = await h.create(acc, { quote_id: q2 }, k).expect(409);
+    expectError(conflict.body, 'IDEMPOTENCY_CONFLICT');
+    expect(conflict.headers.location).toBe(`/v1/tasks/${created.body.id}`);
     expectError((await h.create(acc, { quote_id: q1, title: 'other' }, k).expect(409)).body, 'IDEMPOTENCY_CONFLICT');
     expect((await h.wallet(acc)).reserved).toBe('0.020000');
   });

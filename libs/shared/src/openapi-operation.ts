@@ -26,6 +26,8 @@ export interface OperationDoc {
   readonly responses: Record<number, { description: string; schema?: JsonSchema; content?: 'json' | 'binary' | 'html' | 'sse' | 'none'; headers?: Record<string, JsonSchema> }>;
   /** Error codes the operation can answer (grouped by status in the document). */
   readonly errors: readonly ErrorCode[];
+  /** Headers some error answers carry besides X-Request-Id, by status. */
+  readonly errorHeaders?: Readonly<Record<number, Record<string, JsonSchema>>>;
   readonly query?: readonly OpenApiParameter[];
   readonly headers?: readonly OpenApiParameter[];
   /** A request body object the DTO does not describe (raw bytes, forms, optional bodies). */

@@ -1,4 +1,5 @@
-import { NetworkError, TimeoutError, errorFromResponse, type ApiError } from './errors.js';
+import { ApiError, NetworkError, QuoteAboveLimitError, TaskCanceledError, TaskFailedError, TimeoutError, errorFromResponse } from './errors.js';
+import { readEvents } from './events.js';
 import type {
   Asset,
   AssetDeleted,
@@ -72,15 +73,59 @@ export interface RequestOptions {
 }
 
 export interface WaitOptions {
-  /** Give up after this long (the task goes on); default 10 minutes. */
+  /** Give up after this long (the task goes on; TimeoutError carries it as last seen); default 10 minutes. */
   timeoutMs?: number;
-  /** First poll interval, growing by half each poll up to `maxIntervalMs`; default 500. */
+  /** First delay before following the task again after the connection broke, growing by half up to `maxIntervalMs`; default 500. */
   intervalMs?: number;
   maxIntervalMs?: number;
-  /** Called with every task read that differs from the previous one (status, cancellation). */
+  /** Called with every state that differs from the previous one (status, cancellation, settlement). */
   onUpdate?: (task: Task) => void;
   signal?: AbortSignal;
 }
+
+/** A file for `run`: a path (Node only), a Blob or File, bytes, or bytes with a name. */
+export type RunFile = string | Blob | Uint8Array | ArrayBuffer | { data: Blob | Uint8Array | ArrayBuffer; name: string; mime?: string };
+
+export interface RunOptions {
+  /** Default: the model's capability when it has exactly one. */
+  capability?: string;
+  /** The quote's `options` object. */
+  options?: Record<string, unknown>;
+  title?: string;
+  /** Refuse (QuoteAboveLimitError, nothing created or reserved) a quote whose max_amount is above this many CNY. */
+  maxAmount?: string | number;
+  /** Sees the quote before anything is reserved; throw (or reject) to stop. */
+  onQuote?: (quote: Quote) => void | Promise<void>;
+  /** Uploaded first (prepare / PUT / complete, resumable); their asset ids are added to `input.asset_ids`. */
+  files?: RunFile[];
+  /** Called as a file's bytes go out. */
+  onUploadProgress?: (file: string, loaded: number, total: number) => void;
+  /**
+   * The creation's Idempotency-Key (default: a new one). Running again with the same key
+   * follows the task that key created (same model and capability) instead of creating another.
+   */
+  idempotencyKey?: string;
+  /** Called with the task once created (or found again under `idempotencyKey`). */
+  onCreated?: (task: Task, resumed: boolean) => void;
+  /** How long to wait for the result; default 10 minutes (then TimeoutError, the task goes on). */
+  timeoutMs?: number;
+  onUpdate?: (task: Task) => void;
+  signal?: AbortSignal;
+}
+
+/** Where `run` finds the Node-only file upload (a variable, so browser bundlers leave it out). */
+const NODE_ENTRY = './node.js';
+
+/** A CNY amount in micro-units (for comparing amounts exactly). */
+function micros(amount: string | number, what: string): bigint {
+  const text = String(amount);
+  const m = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text);
+  if (!m) throw new TypeError(`${what}: not a CNY amount: ${text}`);
+  return BigInt(m[1]) * 1_000_000n + BigInt((m[2] ?? '').padEnd(6, '0'));
+}
+
+/** A task that will not change any more: terminal and settled (charged_amount final). */
+export const isFinished = (task: Task): boolean => TERMINAL_TASK_STATUSES.includes(task.status) && task.settlement_status !== 'reserved';
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 /** 429s of the upload flow that are not rate limits but answers to act on. */
@@ -206,13 +251,21 @@ export class Gensvc {
         idempotent: true,
         signal: o.signal,
       }),
-    get: (id: string, o: { signal?: AbortSignal } = {}) => this.request<Task>('GET', `/v1/tasks/${enc(id)}`, o),
+    /** The task; with `wait` (1 to 60 seconds, `Prefer: wait`), once it is finished or after that long. */
+    get: (id: string, o: { signal?: AbortSignal; wait?: number } = {}) =>
+      this.request<Task>('GET', `/v1/tasks/${enc(id)}`, { signal: o.signal, ...(o.wait ? { headers: { Prefer: `wait=${o.wait}` } } : {}) }),
     list: (query: TaskListQuery = {}, o: { signal?: AbortSignal } = {}) => this.request<Page<Task>>('GET', '/v1/tasks', { query, ...o }),
+    /**
+     * The task's states from its event stream (GET /v1/tasks/{id}/events): now and at every
+     * change, ending after the finished one. One connection; `lastEventId` skips the states up
+     * to that one (each yielded state carries its id as `eventId`).
+     */
+    events: (id: string, o: { lastEventId?: string; signal?: AbortSignal } = {}) => this.taskEvents(id, o),
     /** Every task matching `query`, page after page. */
     iterate: (query: TaskListQuery = {}, o: { signal?: AbortSignal } = {}) => this.iterate<Task, TaskListQuery>((q) => this.tasks.list(q, o), query),
     /** Asks to cancel (repeating is harmless). */
     cancel: (id: string, o: { signal?: AbortSignal } = {}) => this.request<CancelResult>('POST', `/v1/tasks/${enc(id)}/cancel`, { body: {}, idempotent: true, ...o }),
-    /** Polls the task with backoff until it is succeeded, failed or canceled. */
+    /** Follows the task's event stream (reconnecting as needed) until it is succeeded, failed or canceled, and settled. */
     wait: (id: string, o: WaitOptions = {}) => this.waitForTask(id, o),
   };
 
@@ -288,29 +341,135 @@ export class Gensvc {
     }
   }
 
+  private async *taskEvents(id: string, o: { lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<Task & { eventId?: string }, void, undefined> {
+    const res = await this.fetch('GET', `/v1/tasks/${enc(id)}/events`, {
+      headers: { Accept: 'text/event-stream', ...(o.lastEventId !== undefined ? { 'Last-Event-ID': o.lastEventId } : {}) },
+      signal: o.signal,
+    });
+    if (res.status === 204 || !res.body) return; // the caller holds the finished state already
+    for await (const e of readEvents(res.body as ReadableStream<Uint8Array>)) {
+      if (e.event !== 'task') continue;
+      yield { ...(JSON.parse(e.data) as Task), ...(e.id !== undefined ? { eventId: e.id } : {}) };
+    }
+  }
+
+  /**
+   * Follows the task's event stream until it is finished: no polling. A broken connection is
+   * followed again from the last state seen (Last-Event-ID) after a short, growing delay.
+   */
   private async waitForTask(id: string, o: WaitOptions): Promise<Task> {
     const timeoutMs = o.timeoutMs ?? 600_000;
     const maxInterval = o.maxIntervalMs ?? 5_000;
     let interval = o.intervalMs ?? 500;
-    const started = Date.now();
-    let last = '';
-    for (;;) {
-      const task = await this.tasks.get(id, { signal: o.signal });
-      const fingerprint = `${task.status}/${task.cancellation?.status ?? ''}/${task.settlement_status}`;
-      if (fingerprint !== last) {
-        last = fingerprint;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = o.signal ? AbortSignal.any([o.signal, deadline]) : deadline;
+    let last: Task | undefined;
+    let lastEventId: string | undefined;
+    let fingerprint = '';
+    const seen = (task: Task) => {
+      last = task;
+      const f = `${task.status}/${task.cancellation?.status ?? ''}/${task.settlement_status}`;
+      if (f !== fingerprint) {
+        fingerprint = f;
         o.onUpdate?.(task);
       }
-      // A finished task is returned once it is settled too, so its charged amount is final.
-      if (TERMINAL_TASK_STATUSES.includes(task.status) && task.settlement_status !== 'reserved') return task;
-      const left = timeoutMs - (Date.now() - started);
-      if (left <= 0) throw new TimeoutError(`task ${id} is still ${task.status} after ${Math.round(timeoutMs / 1000)} s`);
-      await sleep(Math.min(interval, left), o.signal);
+    };
+    for (;;) {
+      try {
+        for await (const { eventId, ...task } of this.taskEvents(id, { lastEventId, signal })) {
+          lastEventId = eventId ?? lastEventId;
+          seen(task as Task);
+          if (isFinished(task as Task)) return task as Task;
+        }
+        // The stream ended without the finished state (a 204 for what we hold, or the server went away).
+        const now = await this.tasks.get(id, { signal });
+        seen(now);
+        if (isFinished(now)) return now;
+      } catch (err) {
+        if (o.signal?.aborted) throw o.signal.reason ?? err;
+        if (deadline.aborted) throw new TimeoutError(`task ${id} is ${last ? `still ${last.status}` : 'not finished'} after ${Math.round(timeoutMs / 1000)} s`, last);
+        if (err instanceof ApiError && err.status < 500 && err.status !== 408 && err.status !== 429) throw err;
+      }
+      try {
+        await sleep(interval, signal);
+      } catch (err) {
+        if (o.signal?.aborted) throw o.signal.reason ?? err;
+        throw new TimeoutError(`task ${id} is ${last ? `still ${last.status}` : 'not finished'} after ${Math.round(timeoutMs / 1000)} s`, last);
+      }
       interval = Math.min(maxInterval, Math.round(interval * 1.5));
     }
+  }
+
+  /**
+   * The whole flow in one call: uploads `files` (their asset ids join `input.asset_ids`),
+   * quotes (the capability defaults to the model's only one), lets `onQuote` see the amounts,
+   * refuses a quote above `maxAmount`, creates the task under one Idempotency-Key (running
+   * again with that key follows the task it created), follows the task's event stream and
+   * returns the succeeded, settled task. A failed or canceled task throws TaskFailedError /
+   * TaskCanceledError (nothing is charged then); one still going after `timeoutMs` throws
+   * TimeoutError (the task goes on: `tasks.wait(err.task.id)`).
+   */
+  async run(model: string, input: Record<string, unknown> = {}, o: RunOptions = {}): Promise<Task> {
+    const limit = o.maxAmount === undefined ? undefined : micros(o.maxAmount, 'maxAmount');
+    const capability = o.capability ?? (await this.onlyCapability(model, o.signal));
+    const assetIds = Array.isArray(input.asset_ids) ? [...(input.asset_ids as string[])] : [];
+    for (const [i, file] of (o.files ?? []).entries()) assetIds.push(await this.uploadRunFile(file, i + 1, o));
+    const body = { model, capability, input: { ...input, ...(assetIds.length ? { asset_ids: assetIds } : {}) }, ...(o.options ? { options: o.options } : {}) };
+    const quote = await this.quotes.create(body as QuoteRequest, { signal: o.signal });
+    await o.onQuote?.(quote);
+    if (limit !== undefined && micros(quote.max_amount, 'max_amount') > limit) throw new QuoteAboveLimitError(quote, String(o.maxAmount));
+    const key = o.idempotencyKey ?? newIdempotencyKey('gensvc-run');
+    let task: Task;
+    let resumed = false;
+    try {
+      task = await this.tasks.create({ quote_id: quote.quote_id, ...(o.title !== undefined ? { title: o.title } : {}) }, { idempotencyKey: key, signal: o.signal });
+    } catch (err) {
+      task = await this.taskOfKey(err, model, capability, o.signal);
+      resumed = true;
+    }
+    o.onCreated?.(task, resumed);
+    const done = isFinished(task) ? task : await this.tasks.wait(task.id, { timeoutMs: o.timeoutMs, onUpdate: o.onUpdate, signal: o.signal });
+    if (done.status === 'failed') throw new TaskFailedError(done);
+    if (done.status === 'canceled') throw new TaskCanceledError(done);
+    return done;
+  }
+
+  /** The model's capability when it has exactly one (otherwise the caller must choose). */
+  private async onlyCapability(model: string, signal?: AbortSignal): Promise<string> {
+    const m = await this.models.get(model, { signal });
+    if (m.capabilities.length === 1) return m.capabilities[0];
+    throw new TypeError(`model ${model} has the capabilities ${m.capabilities.join(', ')}: pass capability`);
+  }
+
+  /**
+   * The task a key created, from a refusal of the creation: 409 IDEMPOTENCY_CONFLICT names it
+   * in `Location`. Only a task of the same model and capability is followed (the key was
+   * meant for it); anything else is thrown as it came.
+   */
+  private async taskOfKey(err: unknown, model: string, capability: string, signal?: AbortSignal): Promise<Task> {
+    const location = err instanceof ApiError && err.code === 'IDEMPOTENCY_CONFLICT' ? err.headers?.get('location') : null;
+    const id = location ? /\/v1\/tasks\/([^/?#]+)$/.exec(location)?.[1] : undefined;
+    if (!id) throw err;
+    const task = await this.tasks.get(decodeURIComponent(id), { signal });
+    if (task.model !== model || task.capability !== capability) throw err;
+    return task;
+  }
+
+  private async uploadRunFile(file: RunFile, n: number, o: RunOptions): Promise<string> {
+    let done: Upload;
+    if (typeof file === 'string') {
+      const node = (await import(/* @vite-ignore */ NODE_ENTRY)) as typeof import('./node.js');
+      done = await node.uploadFile(this, file, { signal: o.signal, onProgress: o.onUploadProgress && ((p) => o.onUploadProgress?.(file, p.loaded, p.total)) });
+    } else {
+      const named = typeof file === 'object' && 'data' in file && 'name' in file ? file : undefined;
+      const data = named ? named.data : (file as Blob | Uint8Array | ArrayBuffer);
+      const name = named?.name ?? (typeof File !== 'undefined' && data instanceof File ? data.name : `file-${n}`);
+      done = await this.uploads.upload(data, { name, mime: named?.mime, signal: o.signal, onProgress: o.onUploadProgress && ((p) => o.onUploadProgress?.(name, p.loaded, p.total)) });
+    }
+    if (!done.asset_id) throw new Error(`the upload of file ${n} gave no asset`);
+    return done.asset_id;
   }
 }
 
 const enc = encodeURIComponent;
 
-export type { ApiError };

@@ -1,5 +1,8 @@
 import type { components } from './generated/openapi.js';
 
+type Task = components['schemas']['Task'];
+type Quote = components['schemas']['Quote'];
+
 /** Every error code the API documents (the `code` of its error object). */
 export type ErrorCode = components['schemas']['Error']['error']['code'];
 
@@ -25,6 +28,8 @@ export class ApiError extends GensvcError {
     readonly requestId: string | undefined,
     /** Seconds from `Retry-After` (429, 503). */
     readonly retryAfter?: number,
+    /** The answer's headers (e.g. `Location` of a 409 IDEMPOTENCY_CONFLICT: the task the key created). */
+    readonly headers?: Headers,
   ) {
     super(message);
   }
@@ -86,6 +91,50 @@ export class NetworkError extends GensvcError {
 export class TimeoutError extends GensvcError {
   override name = 'TimeoutError';
   readonly code = 'TIMEOUT';
+  constructor(
+    message: string,
+    /** The task as it was last seen, when the wait was for one (wait again with `tasks.wait(task.id)`). */
+    readonly task?: Task,
+  ) {
+    super(message);
+  }
+}
+
+/** A downloaded file does not have the asset's size or SHA-256 (after one fresh attempt). */
+export class DownloadIntegrityError extends GensvcError {
+  override name = 'DownloadIntegrityError';
+  readonly code = 'DOWNLOAD_INTEGRITY';
+}
+
+/** `run`: the quote's `max_amount` is above the caller's `maxAmount`; nothing was created or reserved. */
+export class QuoteAboveLimitError extends GensvcError {
+  override name = 'QuoteAboveLimitError';
+  readonly code = 'QUOTE_ABOVE_LIMIT';
+  constructor(
+    readonly quote: Quote,
+    readonly limit: string,
+  ) {
+    super(`quote ${quote.quote_id} would reserve ${quote.max_amount} CNY, above the limit of ${limit} CNY`);
+  }
+}
+
+/** `run`: the task ended `failed` (nothing was charged); `code` and `message` are the task's error. */
+export class TaskFailedError extends GensvcError {
+  override name = 'TaskFailedError';
+  readonly code: string;
+  constructor(readonly task: Task) {
+    super(`task ${task.id} failed: ${task.error?.code ?? 'FAILED'}: ${task.error?.message ?? 'the task failed'}`);
+    this.code = task.error?.code ?? 'FAILED';
+  }
+}
+
+/** `run`: the task ended `canceled` (nothing was charged). */
+export class TaskCanceledError extends GensvcError {
+  override name = 'TaskCanceledError';
+  readonly code = 'TASK_CANCELED';
+  constructor(readonly task: Task) {
+    super(`task ${task.id} was canceled`);
+  }
 }
 
 const BY_STATUS: Record<number, typeof ApiError> = {
@@ -99,9 +148,9 @@ const BY_STATUS: Record<number, typeof ApiError> = {
 };
 
 /** The typed error of an API answer's status, code, message and request id. */
-export function apiError(status: number, code: string, message: string, requestId: string | undefined, retryAfter?: number): ApiError {
+export function apiError(status: number, code: string, message: string, requestId: string | undefined, retryAfter?: number, headers?: Headers): ApiError {
   const Kind = BY_STATUS[status] ?? (status >= 500 ? ServerError : ApiError);
-  return new Kind(status, code, message, requestId, retryAfter);
+  return new Kind(status, code, message, requestId, retryAfter, headers);
 }
 
 /** Reads a non-2xx response into its typed error (the body is consumed). */
@@ -121,5 +170,6 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
     typeof e?.message === 'string' ? e.message : text.slice(0, 200) || res.statusText || `HTTP ${res.status}`,
     typeof e?.request_id === 'string' ? e.request_id : (res.headers.get('x-request-id') ?? undefined),
     Number.isFinite(retryAfter) && retryAfter >= 0 && res.headers.has('retry-after') ? retryAfter : undefined,
+    res.headers,
   );
 }

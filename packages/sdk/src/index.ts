@@ -1,4 +1,5 @@
-export { Gensvc, SDK_VERSION, newIdempotencyKey, type Credential, type GensvcOptions, type RequestOptions, type WaitOptions } from './client.js';
+export { Gensvc, SDK_VERSION, isFinished, newIdempotencyKey, type Credential, type GensvcOptions, type RequestOptions, type RunFile, type RunOptions, type WaitOptions } from './client.js';
+export { readEvents, type ServerSentEvent } from './events.js';
 export * from './errors.js';
 export * from './types.js';
 export {

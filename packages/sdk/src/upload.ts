@@ -5,7 +5,8 @@ import type { Upload } from './types.js';
 /** Largest upload the service accepts (1 byte to 64 MiB). */
 export const MAX_UPLOAD_BYTES = 67_108_864;
 const SAMPLE_BYTES = 64 * 1024;
-const MAX_GENERATIONS = 5;
+/** Keys tried for one file: each expired upload, and each completed one whose asset was deleted since, moves on to the next. */
+const MAX_GENERATIONS = 20;
 const MAX_SENDS = 4;
 
 /** What the client computes before announcing a file. */
@@ -128,7 +129,8 @@ export function withoutUploadToken(u: Upload): Omit<Upload, 'upload'> {
 /**
  * prepare / PUT / complete for one file, with resume: the key is stable, so an earlier
  * interrupted run's upload is found again; an interrupted transfer is re-sent whole; an
- * upload that expired starts over under the next key; busy answers are waited out.
+ * upload that expired, or whose asset was deleted, starts over under the next key; busy
+ * answers are waited out.
  */
 export async function runUpload(client: Gensvc, facts: FileFacts, send: SendBytes, o: UploadOptions = {}): Promise<Upload> {
   const event = o.onEvent ?? (() => undefined);
@@ -143,6 +145,11 @@ export async function runUpload(client: Gensvc, facts: FileFacts, send: SendByte
       continue;
     }
     if (prepared.status === 'completed') {
+      // A completed upload answers with its asset while the asset exists; once deleted, the file is uploaded again as a new asset.
+      if (!prepared.asset) {
+        event(`the asset of upload ${prepared.upload_id} was deleted; uploading the file again under a new key`);
+        continue;
+      }
       event(`upload ${prepared.upload_id} was already completed`);
       return prepared;
     }

@@ -8,10 +8,14 @@ import {
   Gensvc,
   NetworkError,
   NotFoundError,
+  QuoteAboveLimitError,
   RateLimitError,
   ServerError,
+  TaskCanceledError,
+  TaskFailedError,
   TimeoutError,
   ValidationError,
+  readEvents,
   uploadKey,
 } from '../src/index';
 
@@ -58,6 +62,12 @@ const apiErr = (res: ServerResponse, status: number, code: string, headers: Reco
   json(res, status, { error: { code, message: `${code} happened`, request_id: `req_${code.toLowerCase()}` } }, headers);
 const client = (o: Partial<ConstructorParameters<typeof Gensvc>[0]> = {}) => new Gensvc({ baseUrl, apiKey: 'gsk_test', retryDelayMs: 5, ...o });
 const task = (id: string, status: string) => ({ id, status, cancellation: { status: 'none' }, settlement_status: 'reserved' });
+/** Server-sent task events; the stream stays open unless `end`. */
+const sse = (res: ServerResponse, events: [string, unknown][], end = true) => {
+  if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+  for (const [id, t] of events) res.write(`id: ${id}\nevent: task\ndata: ${JSON.stringify(t)}\n\n`);
+  if (end) res.end();
+};
 
 describe('retries', () => {
   it('re-sends tasks.create after a dropped connection and a 503 with the same Idempotency-Key and body', async () => {
@@ -156,20 +166,56 @@ describe('errors', () => {
 });
 
 describe('tasks.wait and pages', () => {
-  it('polls with growing intervals until a terminal status is settled, reporting each change', async () => {
-    const statuses = ['queued', 'queued', 'running', 'succeeded', 'succeeded'];
-    const settlement = ['reserved', 'reserved', 'reserved', 'reserved', 'settled'];
-    handler = (_req, res, _b, n) => json(res, 200, { ...task('task_1', statuses[n - 1]), settlement_status: settlement[n - 1] });
+  it('follows the event stream until the task is finished and settled; a broken stream is followed again from its last id', async () => {
+    const settled = { ...task('task_1', 'succeeded'), settlement_status: 'settled', charged_amount: '0.020000' };
+    handler = (req, res, _b, n) => {
+      expect(req.url).toBe('/v1/tasks/task_1/events');
+      if (n === 1) {
+        // the first connection breaks after one state, a comment and half an event
+        sse(res, [['1', task('task_1', 'queued')]], false);
+        res.write(': keep-alive\n\nid: 2\nevent: ta');
+        return setTimeout(() => req.socket.destroy(), 20);
+      }
+      sse(res, [
+        ['2', task('task_1', 'running')],
+        ['3', { ...task('task_1', 'succeeded') }],
+        ['4', settled],
+      ]);
+    };
     const updates: string[] = [];
     const done = await client().tasks.wait('task_1', { intervalMs: 10, onUpdate: (t) => updates.push(`${t.status}/${t.settlement_status}`) });
-    expect(done).toMatchObject({ status: 'succeeded', settlement_status: 'settled' });
+    expect(done).toEqual(settled);
     expect(updates).toEqual(['queued/reserved', 'running/reserved', 'succeeded/reserved', 'succeeded/settled']);
-    expect(seen).toHaveLength(5);
+    expect(seen.map((r) => [r.headers.accept, r.headers['last-event-id']])).toEqual([
+      ['text/event-stream', undefined],
+      ['text/event-stream', '1'],
+    ]);
   });
 
-  it('gives up with TimeoutError', async () => {
+  it('reads the task when the stream ends without the finished state (204: the caller had it)', async () => {
+    handler = (req, res) => {
+      if (req.url!.endsWith('/events')) {
+        res.writeHead(204);
+        return res.end();
+      }
+      json(res, 200, { ...task('task_1', 'failed'), settlement_status: 'released' });
+    };
+    expect(await client().tasks.wait('task_1')).toMatchObject({ status: 'failed', settlement_status: 'released' });
+    expect(seen.map((r) => r.url)).toEqual(['/v1/tasks/task_1/events', '/v1/tasks/task_1']);
+  });
+
+  it('gives up with TimeoutError carrying the task as last seen', async () => {
+    handler = (_req, res) => sse(res, [['1', task('task_1', 'running')]], false);
+    const err = (await client().tasks.wait('task_1', { timeoutMs: 100 }).catch((e: unknown) => e)) as TimeoutError;
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.task).toMatchObject({ id: 'task_1', status: 'running' });
+  });
+
+  it('tasks.get with wait asks the server to answer once the task is finished (Prefer: wait)', async () => {
     handler = (_req, res) => json(res, 200, task('task_1', 'running'));
-    await expect(client().tasks.wait('task_1', { intervalMs: 10, timeoutMs: 60 })).rejects.toBeInstanceOf(TimeoutError);
+    await client().tasks.get('task_1', { wait: 30 });
+    await client().tasks.get('task_1');
+    expect(seen.map((r) => r.headers.prefer)).toEqual(['wait=30', undefined]);
   });
 
   it('iterates every page until has_more is false', async () => {
@@ -181,6 +227,124 @@ describe('tasks.wait and pages', () => {
     for await (const t of client().tasks.iterate({ limit: 2, status: 'queued' })) ids.push(t.id);
     expect(ids).toEqual(['task_1a', 'task_1b', 'task_2a', 'task_2b', 'task_3a', 'task_3b']);
     expect(seen.map((s) => s.url)).toEqual(['/v1/tasks?limit=2&status=queued&page=1', '/v1/tasks?limit=2&status=queued&page=2', '/v1/tasks?limit=2&status=queued&page=3']);
+  });
+});
+
+describe('run', () => {
+  jest.setTimeout(60_000); // the first MIME detection loads file-type (transformed once by Jest)
+  const quoteOf = (maxAmount: string) => ({ quote_id: 'qt_1', estimated_amount: maxAmount, max_amount: maxAmount, currency: 'CNY' });
+  const finished = (id: string, status = 'succeeded', extra: Record<string, unknown> = {}) => ({
+    ...task(id, status),
+    model: 'writer',
+    capability: 'text.generate',
+    settlement_status: status === 'succeeded' ? 'settled' : 'released',
+    ...extra,
+  });
+
+  /** The API of one run: a model with `capabilities`, a quote of `maxAmount`, a task ending `end`; `create` may answer otherwise. */
+  function runServer(o: { capabilities?: string[]; maxAmount?: string; end?: Record<string, unknown>; create?: (res: ServerResponse) => void } = {}) {
+    handler = (req, res, body) => {
+      const url = new URL(req.url!, baseUrl);
+      if (url.pathname === '/v1/models/writer') return json(res, 200, { id: 'writer', capabilities: o.capabilities ?? ['text.generate'] });
+      if (url.pathname === '/v1/quotes') return json(res, 200, quoteOf(o.maxAmount ?? '0.020000'));
+      if (url.pathname === '/v1/tasks') return o.create ? o.create(res) : json(res, 202, { ...task('task_1', 'queued'), model: 'writer', capability: 'text.generate' });
+      if (url.pathname === '/v1/uploads/prepare') {
+        const b = JSON.parse(body.toString());
+        return json(res, 200, { upload_id: 'up_1', status: 'completed', asset_id: `ast_${b.name}`, asset: { id: `ast_${b.name}` } });
+      }
+      if (/^\/v1\/tasks\/[^/]+\/events$/.test(url.pathname)) return sse(res, [['1', task(url.pathname.split('/')[3], 'running')], ['2', o.end ?? finished(url.pathname.split('/')[3])]]);
+      if (url.pathname === '/v1/tasks/task_9') return json(res, 200, { ...task('task_9', 'running'), model: 'writer', capability: 'text.generate' });
+      apiErr(res, 404, 'NOT_FOUND');
+    };
+  }
+  const paths = () => seen.map((r) => `${r.method} ${new URL(r.url, baseUrl).pathname}`);
+
+  it('uploads the files, quotes with the model\'s only capability, shows the quote, creates under one key and follows the task to its end', async () => {
+    runServer();
+    const order: string[] = [];
+    const done = await client().run(
+      'writer',
+      { prompt: 'hi', asset_ids: ['ast_given'] },
+      {
+        files: [new TextEncoder().encode('hello\n'), { data: new TextEncoder().encode('{"a":1}'), name: 'notes.json' }],
+        options: { tone: 'dry' },
+        title: 'one call',
+        maxAmount: '0.02',
+        onQuote: (q) => order.push(`quote ${q.max_amount} after ${seen.length} requests`),
+        onCreated: (t, resumed) => order.push(`created ${t.id} ${resumed}`),
+      },
+    );
+    expect(done).toMatchObject({ id: 'task_1', status: 'succeeded', settlement_status: 'settled' });
+    expect(paths()).toEqual(['GET /v1/models/writer', 'POST /v1/uploads/prepare', 'POST /v1/uploads/prepare', 'POST /v1/quotes', 'POST /v1/tasks', 'GET /v1/tasks/task_1/events']);
+    expect(JSON.parse(seen[3].body.toString())).toEqual({
+      model: 'writer',
+      capability: 'text.generate',
+      input: { prompt: 'hi', asset_ids: ['ast_given', 'ast_file-1', 'ast_notes.json'] },
+      options: { tone: 'dry' },
+    });
+    expect(JSON.parse(seen[4].body.toString())).toEqual({ quote_id: 'qt_1', title: 'one call' });
+    expect(seen[4].headers['idempotency-key']).toMatch(/^gensvc-run-/);
+    expect(order).toEqual(['quote 0.020000 after 4 requests', 'created task_1 false']);
+  });
+
+  it('refuses a quote above maxAmount before anything is reserved', async () => {
+    runServer({ maxAmount: '0.500000' });
+    const err = (await client().run('writer', { prompt: 'hi' }, { capability: 'text.generate', maxAmount: '0.1' }).catch((e: unknown) => e)) as QuoteAboveLimitError;
+    expect(err).toBeInstanceOf(QuoteAboveLimitError);
+    expect(err).toMatchObject({ code: 'QUOTE_ABOVE_LIMIT', limit: '0.1', quote: { max_amount: '0.500000' } });
+    expect(paths()).toEqual(['POST /v1/quotes']);
+  });
+
+  it('asks for the capability when the model has several, before any quote', async () => {
+    runServer({ capabilities: ['image.generate', 'image.edit'] });
+    await expect(client().run('writer', { prompt: 'hi' })).rejects.toThrow(/image.generate, image.edit: pass capability/);
+    expect(paths()).toEqual(['GET /v1/models/writer']);
+  });
+
+  it('throws TaskFailedError and TaskCanceledError with the task', async () => {
+    runServer({ end: finished('task_1', 'failed', { error: { code: 'SUPPLIER_ERROR', message: 'the supplier failed' } }) });
+    const failed = (await client().run('writer', {}).catch((e: unknown) => e)) as TaskFailedError;
+    expect(failed).toBeInstanceOf(TaskFailedError);
+    expect(failed).toMatchObject({ code: 'SUPPLIER_ERROR', task: { id: 'task_1', status: 'failed' } });
+    runServer({ end: finished('task_1', 'canceled') });
+    expect(await client().run('writer', {}).catch((e: unknown) => e)).toBeInstanceOf(TaskCanceledError);
+  });
+
+  it('follows the task its idempotency key created when run again with that key (409 names it in Location)', async () => {
+    const conflict = (res: ServerResponse) => apiErr(res, 409, 'IDEMPOTENCY_CONFLICT', { Location: '/v1/tasks/task_9' });
+    runServer({ create: conflict });
+    const resumed: boolean[] = [];
+    const done = await client().run('writer', { prompt: 'hi' }, { idempotencyKey: 'my-key-0001', onCreated: (_t, r) => resumed.push(r) });
+    expect(done).toMatchObject({ id: 'task_9', status: 'succeeded' });
+    expect(resumed).toEqual([true]);
+    expect(paths().slice(-3)).toEqual(['POST /v1/tasks', 'GET /v1/tasks/task_9', 'GET /v1/tasks/task_9/events']);
+    expect(seen.find((r) => r.method === 'POST' && r.url === '/v1/tasks')!.headers['idempotency-key']).toBe('my-key-0001');
+
+    // a key that created a task of another model is a mistake: the conflict is thrown as it came
+    runServer({ create: conflict });
+    const other = await client().run('writer', {}, { capability: 'text.other', idempotencyKey: 'my-key-0001' }).catch((e: unknown) => e);
+    expect(other).toBeInstanceOf(ConflictError);
+    expect(other).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
+  });
+});
+
+describe('readEvents', () => {
+  it('parses events with ids, names, several data lines and any line ending; skips comments', async () => {
+    const text = ': hello\r\nid: 7\r\nevent: task\r\ndata: {"a":\r\ndata: 1}\r\n\r\nretry: 10\rdata: plain\r\r\ndata: unfinished';
+    const bytes = new TextEncoder().encode(text);
+    // delivered in 3-byte pieces, so lines and CR LF pairs are split across chunks
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 3) c.enqueue(bytes.subarray(i, i + 3));
+        c.close();
+      },
+    });
+    const events = [];
+    for await (const e of readEvents(body)) events.push(e);
+    expect(events).toEqual([
+      { id: '7', event: 'task', data: '{"a":\n1}' },
+      { event: 'message', data: 'plain' },
+    ]);
   });
 });
 
@@ -196,7 +360,8 @@ describe('uploads.upload', () => {
       const url = new URL(req.url!, baseUrl);
       if (url.pathname === '/v1/uploads/prepare') {
         const b = JSON.parse(body.toString());
-        return json(res, 200, { upload_id: 'up_1', status: prepareStatus, name: b.name, mime: b.mime, size: b.size, checksum: b.checksum, upload: { url: `${baseUrl}/v1/uploads/up_1/content`, method: 'PUT', headers: { 'X-Upload-Token': 'tok' } } });
+        const done = prepareStatus === 'completed' ? { asset_id: 'ast_1', asset: { id: 'ast_1' } } : {};
+        return json(res, 200, { upload_id: 'up_1', status: prepareStatus, name: b.name, mime: b.mime, size: b.size, checksum: b.checksum, ...done, upload: { url: `${baseUrl}/v1/uploads/up_1/content`, method: 'PUT', headers: { 'X-Upload-Token': 'tok' } } });
       }
       if (url.pathname === '/v1/uploads/up_1/content') {
         puts++;
@@ -247,6 +412,28 @@ describe('uploads.upload', () => {
     expect(keys[0]).toMatchObject({ mime: 'text/plain' });
     expect(keys[0].idempotency_key).toBe(keys[1].idempotency_key);
     expect(seen.some((s) => s.method === 'PUT')).toBe(false);
+  });
+
+  it('uploads a file again as a new asset when the asset of its earlier upload was deleted', async () => {
+    const keys: string[] = [];
+    handler = (req, res, body) => {
+      const url = new URL(req.url!, baseUrl);
+      if (url.pathname === '/v1/uploads/prepare') {
+        const b = JSON.parse(body.toString());
+        keys.push(b.idempotency_key);
+        // the first key's upload completed long ago and its asset was deleted since: no `asset`
+        if (keys.length === 1) return json(res, 200, { upload_id: 'up_old', status: 'completed', asset_id: 'ast_deleted', name: b.name });
+        return json(res, 200, { upload_id: 'up_2', status: 'prepared', upload: { url: `${baseUrl}/v1/uploads/up_2/content`, method: 'PUT', headers: { 'X-Upload-Token': 'tok' } } });
+      }
+      if (url.pathname === '/v1/uploads/up_2/content') return json(res, 200, { upload_id: 'up_2', status: 'uploaded' });
+      if (url.pathname === '/v1/uploads/up_2/complete') return json(res, 200, { upload_id: 'up_2', status: 'completed', asset_id: 'ast_new', asset: { id: 'ast_new' } });
+      apiErr(res, 404, 'NOT_FOUND');
+    };
+    const up = await client().uploads.upload(png, { name: 'pixel.png' });
+    expect(up).toMatchObject({ status: 'completed', asset_id: 'ast_new' });
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(`${keys[0]}-g2`);
+    expect(seen.filter((s) => s.method === 'PUT')).toHaveLength(1);
   });
 
   it('detects JSON and refuses an empty file before any request', async () => {

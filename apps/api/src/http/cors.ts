@@ -15,7 +15,7 @@ export function corsMiddleware(): RequestHandler {
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Upload-Token', 'X-Filename', 'Range', 'If-Range', 'If-None-Match', 'Prefer', 'Last-Event-ID'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'ETag', 'Preference-Applied'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'ETag', 'Preference-Applied', 'Location'],
     maxAge: 600,
     optionsSuccessStatus: 204,
     preflightContinue: false,

@@ -184,6 +184,10 @@ export function buildOpenApiDocument(sources: OpenApiSources): OpenAPIObject & {
       ...successResponses(doc ?? { operationId: '', summary: '', tag: '', responses: { 200: { description: 'success' } }, errors: [] }),
       ...(isApi ? errorResponses(errorCodes) : {}),
     };
+    for (const [status, headers] of Object.entries(doc?.errorHeaders ?? {})) {
+      const answer = responses[status] as { headers: Record<string, unknown> } | undefined;
+      for (const [h, schema] of Object.entries(headers)) if (answer) answer.headers[h] = { schema };
+    }
     // The rate limits cover every route, not only /v1 (an operation's own 429, e.g. a sign-in page, keeps its content beside the error object).
     if (!isApi) {
       const limited = errorResponses(['RATE_LIMITED'], false)['429'] as { description: string; headers: object; content: object };

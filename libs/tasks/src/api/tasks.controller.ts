@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
 import { AppError, Clock, CurrentPrincipal, EventStore, OpenApiOperations, type Principal, RequireScope, SubscriptionEngine, checkPlainText } from '@gensvc/shared';
-import { CreateTaskHandler } from '../application/create-task/create-task.handler';
+import { CreateTaskHandler, IdempotencyConflict } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
 import { TaskQueries, type Page } from '../application/task-list/task-queries';
@@ -59,11 +59,17 @@ export class TasksController {
   ): Promise<TaskView> {
     const idempotencyKey = idempotencyKeyOf(key);
     const title = titleOf(body.title);
-    const result = await this.create.execute({
-      type: 'CreateTask',
-      data: { account_id: principal.accountId, connection_id: principal.connectionId, idempotency_key: idempotencyKey, quote_id: body.quote_id, title },
-      metadata: { now: this.clock.now() },
-    });
+    const result = await this.create
+      .execute({
+        type: 'CreateTask',
+        data: { account_id: principal.accountId, connection_id: principal.connectionId, idempotency_key: idempotencyKey, quote_id: body.quote_id, title },
+        metadata: { now: this.clock.now() },
+      })
+      .catch((err: unknown) => {
+        // The task the key created, for a caller that lost the first answer (docs/api.md).
+        if (err instanceof IdempotencyConflict && err.taskId) throw new AppError(err.code, err.message, { Location: `/v1/tasks/${err.taskId}` });
+        throw err;
+      });
     // A repeat appends nothing itself, yet the first request's events must be readable too.
     await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
     return this.answerAfterWait(principal, result.task.task_id, prefer, res, () => taskView(result.task));

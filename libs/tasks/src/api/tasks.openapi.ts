@@ -34,7 +34,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
     summary: 'Create a task from a quote (locks the quote, reserves max_amount)',
     tag: 'Tasks',
     description:
-      'Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key.',
+      'Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key. The same key with another body is 409 IDEMPOTENCY_CONFLICT, whose Location names the task the key created.',
     headers: [{ name: 'Idempotency-Key', required: true, description: 'one key per intended task', schema: { type: 'string', minLength: 8, maxLength: 150 } }, PREFER_WAIT],
     body: {
       name: 'TaskCreateRequest',
@@ -57,6 +57,15 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
       'PAYLOAD_TOO_LARGE',
       'INTERNAL',
     ],
+    errorHeaders: {
+      409: {
+        Location: {
+          type: 'string',
+          pattern: '^/v1/tasks/[^/]+$',
+          description: 'with IDEMPOTENCY_CONFLICT: the task this Idempotency-Key created (absent when its creation was refused)',
+        },
+      },
+    },
   },
   /** GET /v1/tasks */
   list: {

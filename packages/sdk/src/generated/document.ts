@@ -6557,7 +6557,7 @@ export const document: OpenApiDocument = {
       "post": {
         "operationId": "tasks.create",
         "summary": "Create a task from a quote (locks the quote, reserves max_amount)",
-        "description": "Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key.",
+        "description": "Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key. The same key with another body is 409 IDEMPOTENCY_CONFLICT, whose Location names the task the key created.",
         "tags": [
           "Tasks"
         ],
@@ -6799,6 +6799,13 @@ export const document: OpenApiDocument = {
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
+              },
+              "Location": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^/v1/tasks/[^/]+$",
+                  "description": "with IDEMPOTENCY_CONFLICT: the task this Idempotency-Key created (absent when its creation was refused)"
+                }
               }
             },
             "content": {
@@ -6877,6 +6884,36 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "UNSUPPORTED_MEDIA_TYPE"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "MODEL_UNAVAILABLE",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/X-Request-Id"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  ],
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "MODEL_UNAVAILABLE"
                           ]
                         }
                       }

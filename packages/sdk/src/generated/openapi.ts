@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task from a quote (locks the quote, reserves max_amount)
-         * @description Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key.
+         * @description Retry with the same Idempotency-Key and the same body to get the same task (for at least 24 hours). A new creation needs a new quote and a new key. The same key with another body is 409 IDEMPOTENCY_CONFLICT, whose Location names the task the key created.
          */
         post: operations["tasks.create"];
         delete?: never;
@@ -4714,6 +4714,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4751,6 +4752,21 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "MODEL_UNAVAILABLE";
                         };
                     } & components["schemas"]["Error"];
                 };

@@ -125,7 +125,8 @@ export class CreateTaskHandler {
 
   private async resume(intent: CreationIntent, bodyHash: string): Promise<CreateTaskResult> {
     if (intent.body_hash !== bodyHash) {
-      throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used with a different body; use a new key for a new task');
+      const created = (await this.tasks.load(intent.task_id)).kind === 'task';
+      throw new IdempotencyConflict(created ? intent.task_id : null);
     }
     return answer(await this.runner.resume(intent), undefined);
   }
@@ -134,6 +135,17 @@ export class CreateTaskHandler {
   private async checkReferences(quote: LockedQuote): Promise<void> {
     if (quote.assetIds.length) await this.assets.requireUsable(quote.accountId, quote.assetIds, 'input.asset_ids');
     if (quote.voiceId) await this.voices.requireUsable(quote.accountId, quote.voiceId, quote.supplier);
+  }
+}
+
+/**
+ * IDEMPOTENCY_CONFLICT: the key is bound to another body. `taskId` is the task that key
+ * created (null when its creation was refused), so a caller that lost the first answer can
+ * follow that task.
+ */
+export class IdempotencyConflict extends AppError {
+  constructor(readonly taskId: string | null) {
+    super('IDEMPOTENCY_CONFLICT', `Idempotency-Key was already used with a different body${taskId ? ` (it created task ${taskId})` : ''}; use a new key for a new task`);
   }
 }
 
