@@ -95,7 +95,7 @@ export interface RunOptions {
   /** Refuse (QuoteAboveLimitError, nothing created or reserved) a quote whose max_amount is above this many CNY. */
   maxAmount?: string | number;
   /** Sees the quote before anything is reserved; throw (or reject) to stop. */
-  onQuote?: (quote: Quote) => void | Promise<void>;
+  onQuote?: (quote: Quote) => unknown;
   /** Uploaded first (prepare / PUT / complete, resumable); their asset ids are added to `input.asset_ids`. */
   files?: RunFile[];
   /** Called as a file's bytes go out. */
