@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,9 +91,11 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
     expect(quoteHelp.stdout).toContain('--param <name=value>');
     const helpOf = await cli(['help', 'tasks']);
     expect(helpOf.stdout).toMatch(/list \[options\]/);
-    const missing = await cli(['quote', '--model', 'text-writer-lite']);
+    const missing = await cli(['quote', '--param', 'prompt=hi']);
     expect(missing.code).toBe(2);
-    expect(errorJson(missing.stderr).error.message).toContain("required option '--capability <name>' not specified");
+    expect(errorJson(missing.stderr).error.message).toContain("required option '--model <id>' not specified");
+    // what --q really searches
+    expect((await cli(['tasks', 'list', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('--q <text> part of the title or of the id, any case (for bills also the bill id)');
   });
 
   it('prints tables on a terminal and JSON with --json', async () => {
@@ -101,8 +103,10 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
     const env = { GENSVC_BASE_URL: baseUrl, GENSVC_API_KEY: account.apiKey };
     const tty = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} models`, '/dev/null'], env, undefined, true);
     expect(tty.code).toBe(0);
-    expect(tty.stdout).toMatch(/^ID\s+NAME\s+MODALITY\s+CAPABILITIES\s+AVAILABLE\s*$/m);
-    expect(tty.stdout).toMatch(/^image-studio-v2\s+Image Studio v2\s+image\s+\["image\.generate"\]\s+true\s*$/m);
+    expect(tty.stdout).toMatch(/^ID\s+NAME\s+MODALITY\s+CAPABILITIES\s+AVAILABLE\s+PRICE\s*$/m);
+    // prices: the lowest, "from" when they differ by parameters
+    expect(tty.stdout).toMatch(/^image-studio-v2\s+Image Studio v2\s+image\s+\["image\.generate"\]\s+true\s+from \d+\.\d{6} CNY\/image\s*$/m);
+    expect(tty.stdout).toMatch(/^text-writer-lite\s+.*\s+true\s+\d+\.\d{6} CNY\/request\s*$/m);
     const forced = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} wallet --json`, '/dev/null'], env, undefined, true);
     expect(JSON.parse(forced.stdout.trim())).toMatchObject({ currency: 'CNY' });
     const ttyError = await runCli('/usr/bin/script', ['-qec', `${process.execPath} ${CLIENT_CLI} tasks get task_nope`, '/dev/null'], env, undefined, true);
@@ -188,10 +192,9 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
     }
   });
 
-  it('runs a task: quote, create, wait with a status display, download the outputs', async () => {
-    const out = join(work, 'run-out');
-    mkdirSync(out);
-    const run = await cli(['run', '--model', 'image-studio-v2', '--capability', 'image.generate', '--param', 'prompt=a red fox', '--param', 'size=512x512', '--file', join(FIXTURES, 'image.png'), '--title', ' fox ', '--out', out]);
+  it('runs a task: quote, create, follow with a status display, download the outputs into a directory it creates', async () => {
+    const out = join(work, 'run-out', 'new'); // does not exist yet
+    const run = await cli(['run', '--model', 'image-studio-v2', '--param', 'prompt=a red fox', '--param', 'size=512x512', '--file', join(FIXTURES, 'image.png'), '--title', ' fox ', '--out', out]);
     expect(run.code).toBe(0);
     const { task, files } = oneJson(run.stdout) as { task: Record<string, any>; files: { asset_id: string; path: string; checksum: string; size: number }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(task).toMatchObject({ status: 'succeeded', title: 'fox', settlement_status: 'settled', output: { asset_ids: [expect.any(String)] } });
@@ -205,6 +208,61 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
     const asset = await ok('assets', 'get', files[0].asset_id);
     expect(asset).toMatchObject({ id: files[0].asset_id, checksum: files[0].checksum, size: files[0].size });
     expect((await ok('wallet')).balance).not.toBe('100.000000');
+  });
+
+  it('run again with the same --idempotency-key follows the task that key created (no second task, no second charge)', async () => {
+    const out = join(work, 'resume-out');
+    const args = ['run', '--model', 'text-writer-lite', '--param', 'prompt=once', '--idempotency-key', `cli-resume-${Date.now()}`, '--out', out];
+    const first = await cli(args);
+    expect(first.code).toBe(0);
+    const one = oneJson(first.stdout) as { task: { id: string }; files: { path: string }[] };
+    const wallet = await ok('wallet');
+    const second = await cli(args);
+    expect(second.code).toBe(0);
+    const two = oneJson(second.stdout) as { task: { id: string; status: string }; files: { path: string }[] };
+    expect(two.task).toMatchObject({ id: one.task.id, status: 'succeeded' });
+    expect(second.stderr).toContain(`task ${one.task.id}: created earlier under Idempotency-Key`);
+    expect(await ok('wallet')).toEqual(wallet);
+    // the output already there is kept, not written again beside it
+    expect(two.files.map((f) => f.path)).toEqual(one.files.map((f) => f.path));
+    expect(readdirSync(out)).toEqual(['output.txt']);
+  });
+
+  it('run --max-amount refuses a dearer quote before anything is created', async () => {
+    const before = await ok('tasks', 'list', '--limit', '100');
+    const run = await cli(['run', '--model', 'image-studio-v2', '--param', 'prompt=x', '--param', 'count=4', '--max-amount', '0.01']);
+    expect(run.code).toBe(1);
+    expect(errorJson(run.stderr).error).toMatchObject({ code: 'QUOTE_ABOVE_LIMIT', message: expect.stringContaining('above the limit of 0.01 CNY') });
+    expect((await ok('tasks', 'list', '--limit', '100')).data).toHaveLength(before.data.length);
+    const bad = await cli(['run', '--model', 'text-writer-lite', '--param', 'prompt=x', '--max-amount', 'ten']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('run exits 0 after a paid success even when an output cannot be written, and says how to fetch it', async () => {
+    const blocker = join(work, 'not-a-dir');
+    writeFileSync(blocker, 'a file where the directory should be');
+    const run = await cli(['run', '--model', 'text-writer-lite', '--param', 'prompt=paid', '--out', blocker]);
+    expect(run.code).toBe(0);
+    const result = oneJson(run.stdout) as { task: { status: string; output: { asset_ids: string[] } }; files: unknown[]; download_errors: { asset_id: string; error: { code: string } }[] };
+    expect(result.task.status).toBe('succeeded');
+    expect(result.files).toEqual([]);
+    expect(result.download_errors.map((e) => e.asset_id)).toEqual(result.task.output.asset_ids);
+    expect(run.stderr).toContain(`gensvc assets download ${result.task.output.asset_ids[0]}`);
+    expect(readFileSync(blocker, 'utf8')).toBe('a file where the directory should be');
+  });
+
+  it('says which variable to set when no API key is given', async () => {
+    const run = await cli(['wallet'], { GENSVC_API_KEY: '' });
+    expect(run.code).toBe(1);
+    expect(errorJson(run.stderr).error).toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringContaining('set GENSVC_API_KEY (or pass --api-key)') });
+  });
+
+  it('uploads a file again as a new asset after its asset was deleted', async () => {
+    const first = await ok('upload', join(FIXTURES, 'data.json'));
+    await ok('assets', 'delete', first.asset_id);
+    const again = await ok('upload', join(FIXTURES, 'data.json'));
+    expect(again.asset_id).not.toBe(first.asset_id);
+    expect(await ok('assets', 'get', again.asset_id)).toMatchObject({ id: again.asset_id, checksum: first.checksum });
   });
 
   it('downloads and deletes assets', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { ApiError, Gensvc, GensvcError, SDK_VERSION, withoutUploadToken, type Task, type Upload } from '@gensvc/sdk';
+import { ApiError, Gensvc, GensvcError, SDK_VERSION, TaskCanceledError, TaskFailedError, withoutUploadToken, type Task, type Upload } from '@gensvc/sdk';
 import { uploadFile } from '@gensvc/sdk/node';
 import { downloadAsset, type Downloaded } from './downloads.js';
 import { escapeControl, outputMode, print, printError, type OutputMode } from './output.js';
@@ -34,7 +34,7 @@ function clientOf(g: Globals): Gensvc {
   } catch {
     throw new UsageError(`--base-url: not a URL: ${baseUrl}`);
   }
-  const apiKey = g.apiKey ?? process.env.GENSVC_API_KEY;
+  const apiKey = g.apiKey ?? process.env.GENSVC_API_KEY; // none: the catalogue works, other commands say which variable to set
   return new Gensvc({ baseUrl, apiKey: apiKey || undefined, headers: { 'User-Agent': `gensvc-cli/${SDK_VERSION}` } });
 }
 
@@ -94,11 +94,19 @@ async function uploadWithBar(client: Gensvc, path: string, g: Globals, o: { name
   }
 }
 
-async function quoteBody(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<Record<string, unknown>> {
+async function quoteBody(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<{ model: string; capability: string; input: Record<string, unknown>; options?: Record<string, unknown> }> {
   const input = (await jsonArg('input', o.input as string | undefined)) ?? {};
   for (const raw of (o.param as string[] | undefined) ?? []) {
     const [k, v] = paramArg(raw);
     input[k] = v;
+  }
+  const model = o.model as string;
+  let capability = o.capability as string | undefined;
+  if (capability === undefined) {
+    // The model's capability when it has exactly one (as the SDKs do).
+    const m = await client.models.get(model);
+    if (m.capabilities.length !== 1) throw new UsageError(`--capability: model ${model} has ${m.capabilities.join(', ')}; choose one`);
+    capability = m.capabilities[0];
   }
   const assetIds = [...(Array.isArray(input.asset_ids) ? (input.asset_ids as string[]) : []), ...((o.asset as string[] | undefined) ?? [])];
   for (const path of (o.file as string[] | undefined) ?? []) {
@@ -109,20 +117,31 @@ async function quoteBody(client: Gensvc, o: Record<string, unknown>, g: Globals)
   }
   if (assetIds.length) input.asset_ids = assetIds;
   const options = await jsonArg('options', o.options as string | undefined);
-  return { model: o.model, capability: o.capability, input, ...(options ? { options } : {}) };
+  return { model, capability, input, ...(options ? { options } : {}) };
 }
 
-/** quote → create (one idempotency key for every retry) → wait → download the outputs. */
-async function runTask(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<{ task: Task; files: Downloaded[] }> {
+/** An output that could not be downloaded after the task succeeded (the task is paid: `run` still exits 0). */
+interface DownloadError {
+  asset_id: string;
+  error: { code: string; message: string };
+}
+
+/**
+ * `run`: uploads the files, then the SDK's run (quote, the amount check, creation under one
+ * Idempotency-Key, the task's event stream until it is finished) and downloads the outputs
+ * into `--out` (created when missing). Running it again with the same --idempotency-key
+ * follows the task that key created. After a success an output that cannot be downloaded is
+ * reported (`download_errors`, and on stderr how to fetch it), never an error exit: the task
+ * is paid.
+ */
+async function runTask(client: Gensvc, o: Record<string, unknown>, g: Globals): Promise<{ task: Task; files: Downloaded[]; download_errors?: DownloadError[] }> {
   const say = log(g);
   const timeoutMs = Number(o.timeout ?? 600) * 1000;
-  const pollMs = Number(o.pollMs ?? 500);
-  if (!(timeoutMs > 0) || !(pollMs >= 50)) throw new UsageError('--timeout must be positive seconds and --poll-ms at least 50');
-  const quote = await client.quotes.create((await quoteBody(client, o, g)) as never);
-  say(`quote ${quote.quote_id}: ${quote.estimated_amount} ${quote.currency} (at most ${quote.max_amount})`);
+  if (!(timeoutMs > 0)) throw new UsageError('--timeout must be positive seconds');
+  const maxAmount = o.maxAmount as string | undefined;
+  if (maxAmount !== undefined && !/^\d{1,12}(\.\d{1,6})?$/.test(maxAmount)) throw new UsageError(`--max-amount: not a CNY amount: ${maxAmount}`);
+  const body = await quoteBody(client, o, g);
   const key = (o.idempotencyKey as string | undefined) ?? `gensvc-cli-${randomUUID()}`;
-  const created = await client.tasks.create({ quote_id: quote.quote_id, ...(o.title !== undefined ? { title: o.title as string } : {}) }, { idempotencyKey: key });
-  say(`task ${created.id} created (Idempotency-Key ${key})`);
   const line = statusLine(g.quiet === true);
   const started = Date.now();
   const show = (t: Task) => {
@@ -131,21 +150,45 @@ async function runTask(client: Gensvc, o: Record<string, unknown>, g: Globals): 
   };
   let task: Task;
   try {
-    show(created);
-    task = await client.tasks.wait(created.id, { timeoutMs, intervalMs: pollMs, maxIntervalMs: Math.max(pollMs, 2000), onUpdate: show });
+    task = await client.run(body.model, body.input, {
+      capability: body.capability,
+      options: body.options,
+      ...(o.title !== undefined ? { title: o.title as string } : {}),
+      maxAmount,
+      idempotencyKey: key,
+      timeoutMs,
+      onQuote: (q) => say(`quote ${q.quote_id}: ${q.estimated_amount} ${q.currency} (at most ${q.max_amount})`),
+      onCreated: (t, resumed) => {
+        say(resumed ? `task ${t.id}: created earlier under Idempotency-Key ${key}; following it` : `task ${t.id} created (Idempotency-Key ${key})`);
+        show(t);
+      },
+      onUpdate: show,
+    });
+  } catch (err) {
+    if (!(err instanceof TaskFailedError || err instanceof TaskCanceledError)) throw err;
+    task = err.task;
+    process.exitCode = EXIT.taskFailed;
   } finally {
     line.stop();
   }
   const files: Downloaded[] = [];
+  const failed: DownloadError[] = [];
   if (task.status === 'succeeded' && o.download !== false) {
+    const out = (o.out as string | undefined) ?? '.';
     for (const assetId of task.output?.asset_ids ?? []) {
-      const d = await downloadAsset(client, assetId, (o.out as string | undefined) ?? '.', { quiet: g.quiet === true });
-      say(`${assetId} → ${d.path}`);
-      files.push(d);
+      try {
+        await mkdir(out, { recursive: true });
+        const d = await downloadAsset(client, assetId, out, { quiet: g.quiet === true });
+        say(`${assetId} → ${d.path}`);
+        files.push(d);
+      } catch (err) {
+        const error = err instanceof ApiError ? err.toJSON().error : { code: (err as { code?: string }).code ?? 'CLIENT_ERROR', message: err instanceof Error ? err.message : String(err) };
+        failed.push({ asset_id: assetId, error: { code: error.code, message: error.message } });
+        say(`could not download ${assetId} (${error.message}); the task succeeded: gensvc assets download ${assetId} --out ${out}`);
+      }
     }
   }
-  if (task.status !== 'succeeded') process.exitCode = EXIT.taskFailed;
-  return { task, files };
+  return { task, files, ...(failed.length ? { download_errors: failed } : {}) };
 }
 
 /** Adds the list filters of tasks and billing. */
@@ -153,7 +196,7 @@ function listFilters(cmd: Command): Command {
   return cmd
     .option('--page <n>', 'page number (from 1)')
     .option('--limit <n>', 'items per page (1 to 100)')
-    .option('--q <text>', 'search in id, title, model and quote id')
+    .option('--q <text>', 'part of the title or of the id, any case (for bills also the bill id)')
     .addOption(new Option('--status <status>', 'task status').choices(['queued', 'running', 'succeeded', 'failed', 'canceled']))
     .addOption(new Option('--modality <modality>', 'modality').choices(['text', 'image', 'audio', 'video']))
     .addOption(new Option('--settlement-status <status>', 'settlement status').choices(['reserved', 'settled', 'released']))
@@ -201,7 +244,7 @@ Input of quote and run:
 function quoteOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--model <id>', 'catalogue model id')
-    .requiredOption('--capability <name>', 'a capability of the model, e.g. image.generate')
+    .option('--capability <name>', 'a capability of the model, e.g. image.generate (default: its only one)')
     .option('--input <json>', 'the input object (JSON or @file)')
     .option('--param <name=value>', 'one input field (repeatable)', collect)
     .option('--options <json>', 'the options object (JSON or @file)')
@@ -247,13 +290,13 @@ Errors go to stderr (the API's error object in JSON mode). Exit status: 0 done; 
   quoteOptions(
     root
       .command('run')
-      .description('quote, create, wait (status on stderr), then download the outputs')
+      .description('quote, create, follow the task (status on stderr), then download the outputs')
       .option('--title <text>', 'task title')
-      .option('--out <dir>', 'where outputs are written (default: the current directory)')
+      .option('--max-amount <cny>', 'refuse a quote that would reserve more than this (nothing is created)')
+      .option('--out <dir>', 'directory the outputs are written to, created when missing (default: the current directory)')
       .option('--no-download', 'do not download the outputs')
-      .option('--idempotency-key <key>', 'the Idempotency-Key of the creation (default: a new one)')
-      .option('--timeout <seconds>', 'how long to wait (default 600)')
-      .option('--poll-ms <ms>', 'first poll interval (default 500)'),
+      .option('--idempotency-key <key>', 'the Idempotency-Key of the creation (default: a new one); run again with it to follow the task it created')
+      .option('--timeout <seconds>', 'how long to wait (default 600)'),
   ).action(act(undefined, (c, g, o: Record<string, unknown>) => runTask(c, o, g)));
 
   root
@@ -304,6 +347,11 @@ Errors go to stderr (the API's error object in JSON mode). Exit status: 0 done; 
   return root;
 }
 
+/** Whether a credential was given (GENSVC_API_KEY or --api-key). */
+function apiKeyGiven(argv: string[]): boolean {
+  return Boolean(process.env.GENSVC_API_KEY) || argv.some((a) => a === '--api-key' || a.startsWith('--api-key='));
+}
+
 async function main(argv: string[]): Promise<void> {
   const cli = program();
   cli.exitOverride();
@@ -340,7 +388,10 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = EXIT.usage;
       return;
     }
-    if (err instanceof ApiError) printError(err.toJSON().error, mode);
+    if (err instanceof ApiError && err.status === 401 && !apiKeyGiven(argv)) {
+      // The API only knows that no credential came; say where one goes.
+      printError({ ...err.toJSON().error, message: 'no API key: set GENSVC_API_KEY (or pass --api-key) to an account API key or an OAuth access token' }, mode);
+    } else if (err instanceof ApiError) printError(err.toJSON().error, mode);
     else if (err instanceof GensvcError) printError({ code: (err as { code?: string }).code ?? 'CLIENT_ERROR', message: err.message }, mode);
     else printError({ code: 'CLIENT_ERROR', message: err instanceof Error ? err.message : String(err) }, mode);
     process.exitCode = EXIT.error;

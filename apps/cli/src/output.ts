@@ -68,7 +68,7 @@ function keyValues(o: Record<string, unknown>): string {
 
 /** Columns shown for the items of a list, by command. */
 export const COLUMNS: Record<string, string[]> = {
-  models: ['id', 'name', 'modality', 'capabilities', 'available'],
+  models: ['id', 'name', 'modality', 'capabilities', 'available', 'price'],
   prices: ['model', 'capability', 'unit', 'unit_price', 'pricing_mode', 'price_version'],
   tasks: ['id', 'status', 'model', 'title', 'max_amount', 'charged_amount', 'created_at'],
   billing: ['id', 'task_id', 'model', 'charged_amount', 'released_amount', 'settlement_status', 'created_at'],
@@ -81,6 +81,14 @@ type Row = Record<string, unknown>;
 
 /** How an item of a list shows in a table, by command, when it is not its own fields. */
 const ROWS: Record<string, (item: Row) => Row> = {
+  // The lowest price and its unit ("from" when prices differ by parameters or capability).
+  models: (m) => {
+    const prices = (Array.isArray(m.prices) ? (m.prices as Row[]) : []).filter((p) => typeof p.unit_price === 'string');
+    if (!prices.length) return { ...m, price: null };
+    const low = prices.reduce((a, b) => (Number(b.unit_price) < Number(a.unit_price) ? b : a));
+    const from = prices.some((p) => p.unit_price !== low.unit_price || p.unit !== low.unit) ? 'from ' : '';
+    return { ...m, price: `${from}${String(low.unit_price)} ${String(low.currency ?? 'CNY')}/${String(low.unit)}` };
+  },
   deliveries: (d) => {
     const attempts = Array.isArray(d.attempts) ? (d.attempts as Row[]) : [];
     const last = attempts[attempts.length - 1];

@@ -2,10 +2,10 @@ import { type ControllerOpenApi, jsonAnswer as json, type OpenApiParameter, PAGE
 import { SETTLEMENT_STATUSES, TASK_STATUSES } from '../application/task-list/list-query';
 import type { TasksController } from './tasks.controller';
 
-/** The filters of the task and bill lists. */
-const LIST_FILTERS: readonly OpenApiParameter[] = [
+/** The filters of the task and bill lists; `q` is a case-insensitive part of the title or of the ids named. */
+const listFilters = (q: string): readonly OpenApiParameter[] => [
   ...PAGE_PARAMETERS,
-  { name: 'q', description: 'search in id, title, model and quote id', schema: { type: 'string', maxLength: 200 } },
+  { name: 'q', description: q, schema: { type: 'string', maxLength: 200 } },
   { name: 'status', description: 'task status', schema: { type: 'string', maxLength: 40, enum: TASK_STATUSES } },
   { name: 'modality', description: 'task modality', schema: { type: 'string', maxLength: 40, enum: ['text', 'image', 'audio', 'video'] } },
   { name: 'settlement_status', description: 'settlement status', schema: { type: 'string', maxLength: 40, enum: SETTLEMENT_STATUSES } },
@@ -72,7 +72,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
     operationId: 'tasks.list',
     summary: 'List the caller\'s tasks',
     tag: 'Tasks',
-    query: LIST_FILTERS,
+    query: listFilters('part of the title or of the task id, in any case'),
     responses: { 200: json('a page of tasks', ref('TaskList')) },
     errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'INTERNAL'],
   },
@@ -133,7 +133,7 @@ export const TASKS_OPENAPI: ControllerOpenApi<TasksController> = {
     operationId: 'billing.list',
     summary: 'List the bills of the caller\'s tasks',
     tag: 'Wallet',
-    query: LIST_FILTERS,
+    query: listFilters('part of the task\'s title, of the task id or of the bill id, in any case'),
     responses: { 200: json('a page of bills', ref('BillList')) },
     errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'INTERNAL'],
   },

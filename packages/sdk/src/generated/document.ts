@@ -7033,7 +7033,7 @@ export const document: OpenApiDocument = {
             "name": "q",
             "in": "query",
             "required": false,
-            "description": "search in id, title, model and quote id",
+            "description": "part of the title or of the task id, in any case",
             "schema": {
               "type": "string",
               "maxLength": 200
@@ -8186,7 +8186,7 @@ export const document: OpenApiDocument = {
             "name": "q",
             "in": "query",
             "required": false,
-            "description": "search in id, title, model and quote id",
+            "description": "part of the task's title, of the task id or of the bill id, in any case",
             "schema": {
               "type": "string",
               "maxLength": 200

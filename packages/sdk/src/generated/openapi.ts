@@ -4486,7 +4486,7 @@ export interface operations {
                 page?: number;
                 /** @description items per page */
                 limit?: number;
-                /** @description search in id, title, model and quote id */
+                /** @description part of the title or of the task id, in any case */
                 q?: string;
                 /** @description task status */
                 status?: "queued" | "running" | "succeeded" | "failed" | "canceled";
@@ -5195,7 +5195,7 @@ export interface operations {
                 page?: number;
                 /** @description items per page */
                 limit?: number;
-                /** @description search in id, title, model and quote id */
+                /** @description part of the task's title, of the task id or of the bill id, in any case */
                 q?: string;
                 /** @description task status */
                 status?: "queued" | "running" | "succeeded" | "failed" | "canceled";
