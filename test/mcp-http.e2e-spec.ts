@@ -63,7 +63,7 @@ describe('/mcp over Streamable HTTP', () => {
   it('lists the API tools (no local-file tool) and runs quote → create → get with an API key', async () => {
     const client = await connect(account.apiKey);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(18);
+    expect(tools).toHaveLength(19);
     expect(tools.map((x) => x.name)).not.toContain('assets.upload.file');
     const quote = await call(client, 'quotes.create', { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'remote' } });
     const quoteId = (quote.structuredContent as { quote_id: string }).quote_id;
@@ -109,6 +109,19 @@ describe('/mcp over Streamable HTTP', () => {
     expect(errorOf(spent).error.code).toBe('NOT_FOUND');
   });
 
+  it('lists only the tools a token\'s scopes allow: a read-only token sees no tool that writes', async () => {
+    const all = (await (await connect(account.apiKey)).listTools()).tools.map((x) => x.name);
+    const writes = ['tasks.create', 'tasks.run', 'tasks.cancel', 'assets.upload.prepare', 'assets.upload.complete', 'assets.import', 'assets.delete', 'voices.delete'];
+    const reader = (await (await connect((await oauthToken(t, 'read')).accessToken)).listTools()).tools.map((x) => x.name);
+    expect(reader.sort()).toEqual(all.filter((n) => !writes.includes(n)).sort());
+    const creator = (await (await connect((await oauthToken(t, 'create')).accessToken)).listTools()).tools.map((x) => x.name);
+    expect(creator).not.toContain('tasks.run'); // it quotes too, which needs read
+    expect(creator).toContain('tasks.create');
+    expect(creator).not.toContain('wallet.get');
+    const both = (await (await connect((await oauthToken(t, 'read create')).accessToken)).listTools()).tools.map((x) => x.name);
+    expect(both.sort()).toEqual([...all].sort());
+  });
+
   it('enforces the OAuth scopes per tool', async () => {
     const readOnly = await oauthToken(t, 'read');
     const reader = await connect(readOnly.accessToken);
@@ -116,6 +129,8 @@ describe('/mcp over Streamable HTTP', () => {
     const denied = await call(reader, 'assets.upload.prepare', { name: 'a.txt', mime: 'text/plain', size: 1, checksum: 'a'.repeat(64), idempotency_key: 'remote-upload-0002' });
     expect(denied.isError).toBe(true);
     expect(errorOf(denied).error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', message: 'assets.upload.prepare needs the create scope' });
+    const run = await call(reader, 'tasks.run', { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'x' }, idempotency_key: 'remote-run-0001' });
+    expect(errorOf(run).error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', message: 'tasks.run needs the create scope' });
     const createOnly = await oauthToken(t, 'create');
     const creator = await connect(createOnly.accessToken);
     expect(errorOf(await call(creator, 'tasks.list', {})).error.code).toBe('INSUFFICIENT_SCOPE');

@@ -10,7 +10,7 @@ import { startServedApp } from './support/served-app';
 
 const FIXTURES = join(__dirname, 'fixtures');
 const API_TOOLS = [
-  'models.list', 'models.get', 'quotes.create', 'tasks.create', 'tasks.get', 'tasks.list', 'tasks.cancel', 'wallet.get', 'billing.list',
+  'models.list', 'models.get', 'quotes.create', 'tasks.create', 'tasks.run', 'tasks.get', 'tasks.list', 'tasks.cancel', 'wallet.get', 'billing.list',
   'assets.upload.prepare', 'assets.upload.complete', 'assets.upload.get', 'assets.import', 'assets.get', 'assets.delete', 'voices.list', 'voices.get', 'voices.delete',
 ];
 
@@ -87,6 +87,40 @@ describe('gensvc mcp over stdio', () => {
     expect((again.structuredContent as { id: string }).id).toBe(task.id);
     const wallet = await call('wallet.get', {});
     expect(wallet.structuredContent).toMatchObject({ balance: '19.980000' });
+  });
+
+  it('tasks.run quotes, creates and waits in one call, with progress; the same key follows the same task; a dearer quote is refused', async () => {
+    const { tools } = await client.listTools();
+    const run = tools.find((x) => x.name === 'tasks.run')!;
+    expect(run.inputSchema).toMatchObject({
+      required: expect.arrayContaining(['model', 'capability', 'input', 'idempotency_key']),
+      properties: { max_amount: { pattern: expect.any(String) }, title: { maxLength: 200 }, options: expect.any(Object) },
+    });
+    expect(run.outputSchema?.properties).toHaveProperty('settlement_status');
+    expect(run.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+
+    const before = (await call('wallet.get', {})).structuredContent as { balance: string };
+    const args = { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'one call' }, idempotency_key: 'agent-run-0001', title: 'one call', max_amount: '0.5' };
+    const progress: Progress[] = [];
+    const done = await call('tasks.run', args, (p) => progress.push(p));
+    expect(done.isError).toBeFalsy();
+    const task = done.structuredContent as { id: string; status: string; settlement_status: string; charged_amount: string; title: string };
+    expect(task).toMatchObject({ status: 'succeeded', settlement_status: 'settled', title: 'one call' });
+    expect(progress).toEqual([
+      { progress: 1, total: 3, message: `${task.id}: queued` },
+      { progress: 2, total: 3, message: `${task.id}: running` },
+    ]);
+    const again = await call('tasks.run', args);
+    expect((again.structuredContent as { id: string }).id).toBe(task.id);
+    const after = (await call('wallet.get', {})).structuredContent as { balance: string };
+    expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(Number(task.charged_amount), 6); // charged once
+
+    const listed = async () => ((await call('tasks.list', { limit: 100 })).structuredContent as { data: unknown[] }).data.length;
+    const count = await listed();
+    const refused = await call('tasks.run', { model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'x', count: 4 }, idempotency_key: 'agent-run-0002', max_amount: '0.01' });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse((refused.content[0] as { text: string }).text).error).toMatchObject({ code: 'QUOTE_ABOVE_LIMIT', message: expect.stringContaining('above the limit of 0.01 CNY') });
+    expect(await listed()).toBe(count);
   });
 
   it('uploads a local file with assets.upload.file, reporting byte progress', async () => {

@@ -91,6 +91,8 @@ export interface RunOptions {
   capability?: string;
   /** The quote's `options` object. */
   options?: Record<string, unknown>;
+  /** The quote's `currency` (only `CNY`; the default). */
+  currency?: QuoteRequest['currency'];
   title?: string;
   /** Refuse (QuoteAboveLimitError, nothing created or reserved) a quote whose max_amount is above this many CNY. */
   maxAmount?: string | number;
@@ -414,7 +416,13 @@ export class Gensvc {
     const capability = o.capability ?? (await this.onlyCapability(model, o.signal));
     const assetIds = Array.isArray(input.asset_ids) ? [...(input.asset_ids as string[])] : [];
     for (const [i, file] of (o.files ?? []).entries()) assetIds.push(await this.uploadRunFile(file, i + 1, o));
-    const body = { model, capability, input: { ...input, ...(assetIds.length ? { asset_ids: assetIds } : {}) }, ...(o.options ? { options: o.options } : {}) };
+    const body = {
+      model,
+      capability,
+      input: { ...input, ...(assetIds.length ? { asset_ids: assetIds } : {}) },
+      ...(o.options ? { options: o.options } : {}),
+      ...(o.currency ? { currency: o.currency } : {}),
+    };
     const quote = await this.quotes.create(body as QuoteRequest, { signal: o.signal });
     await o.onQuote?.(quote);
     if (limit !== undefined && micros(quote.max_amount, 'max_amount') > limit) throw new QuoteAboveLimitError(quote, String(o.maxAmount));

@@ -13,8 +13,9 @@ export interface McpServerOptions {
   client: Gensvc;
   tools: ToolDefinition[];
   /**
-   * The scopes the caller's credential has, when known (OAuth tokens): a tool whose operation
-   * needs another scope answers INSUFFICIENT_SCOPE without calling the API.
+   * The scopes the caller's credential has, when known (OAuth tokens): the tool list shows only
+   * the tools those scopes allow (a read-only token sees no tool that writes), and a call of
+   * another tool answers INSUFFICIENT_SCOPE without calling the API.
    */
   scopes?: readonly string[];
   name?: string;
@@ -23,7 +24,7 @@ export interface McpServerOptions {
 }
 
 const INSTRUCTIONS =
-  'Tools of the gensvc generation service. Typical flow: models.list / models.get (input_schema) → quotes.create → tasks.create (with a fresh idempotency_key; reuse it only to retry the same task) → tasks.get until succeeded → assets.get for the output links. Amounts are CNY strings. Errors come back as the API error object {"error":{"code","message","request_id"}} with isError.';
+  'Tools of the gensvc generation service. Typical flow: models.list / models.get (input_schema) → tasks.run (quote, create and wait in one call, with a fresh idempotency_key and a max_amount the task may reserve; call it again with the same key to follow the same task) → assets.get for the output links. Step by step: quotes.create → tasks.create → tasks.get until succeeded. Amounts are CNY strings. Errors come back as the API error object {"error":{"code","message","request_id"}} with isError.';
 
 /** A low-level MCP server (JSON Schema tools need it) whose tools run through the SDK client. */
 export function createMcpServer(o: McpServerOptions): Server {
@@ -32,9 +33,10 @@ export function createMcpServer(o: McpServerOptions): Server {
     { capabilities: { tools: { listChanged: false } }, instructions: o.instructions ?? INSTRUCTIONS },
   );
   const byName = new Map(o.tools.map((t) => [t.name, t]));
+  const missingScopes = (t: ToolDefinition) => (o.scopes ? t.scopes.filter((s) => !o.scopes!.includes(s)) : []);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: o.tools.map((t) => ({
+    tools: o.tools.filter((t) => missingScopes(t).length === 0).map((t) => ({
       name: t.name,
       title: t.annotations.title,
       description: t.description,
@@ -48,9 +50,8 @@ export function createMcpServer(o: McpServerOptions): Server {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
     const fail = (body: ReturnType<typeof toolError>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(body) }], isError: true });
-    if (o.scopes && tool.scope && !o.scopes.includes(tool.scope)) {
-      return fail({ error: { code: 'INSUFFICIENT_SCOPE', message: `${tool.name} needs the ${tool.scope} scope` } });
-    }
+    const missing = missingScopes(tool);
+    if (missing.length) return fail({ error: { code: 'INSUFFICIENT_SCOPE', message: `${tool.name} needs the ${missing.join(' and ')} scope` } });
     const token = request.params._meta?.progressToken;
     const progress =
       token === undefined

@@ -190,7 +190,7 @@ export function uploadFileTool(doc: OpenApiDocument = servedDocument): ToolDefin
     name: 'assets.upload.file',
     description:
       'Upload a local file (path on this machine) as an asset: computes size, real MIME type and SHA-256, then prepares, sends the bytes and completes. Returns the completed upload with its asset_id. Calling it again for the same file resumes or returns the same upload.',
-    scope: 'create',
+    scopes: ['create'],
     inputSchema: {
       type: 'object',
       properties: { path: { type: 'string', minLength: 1, description: 'the file path (absolute, or relative to the working directory of this server)' } },

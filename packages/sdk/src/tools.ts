@@ -5,7 +5,7 @@
  * parameters under their API names, plus the path id); output schemas are its response schema.
  * Model input is left to the API (`input` is an object), so the API's own error comes back.
  */
-import { ApiError, GensvcError } from './errors.js';
+import { ApiError, GensvcError, TaskCanceledError, TaskFailedError, TimeoutError } from './errors.js';
 import type { Gensvc } from './client.js';
 import { document as servedDocument } from './generated/document.js';
 import type { JsonSchema, OpenApiDocument, OpenApiOperation } from './openapi-document.js';
@@ -29,13 +29,15 @@ export interface ToolContext {
   signal?: AbortSignal;
 }
 
+export type ToolScope = 'read' | 'create';
+
 export interface ToolDefinition {
   name: string;
   description: string;
   /** The OpenAPI operation it calls (`undefined` for local tools such as assets.upload.file). */
   operationId?: string;
-  /** The OAuth scope the operation needs (API keys have both); `null`: public. */
-  scope: 'read' | 'create' | null;
+  /** The OAuth scopes the tool needs (API keys have both); none: public. */
+  scopes: readonly ToolScope[];
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
   annotations: ToolAnnotations;
@@ -67,6 +69,8 @@ interface Spec {
   extra?: { properties: Record<string, JsonSchema>; required: string[] };
   hints: Omit<ToolAnnotations, 'title'>;
   description?: string;
+  /** A tool of its own rather than the operation's: its name, summary and scopes (the operation gives the schemas). */
+  own?: { title: string; summary: string; scopes: ToolScope[]; output: JsonSchema };
   call: (c: Gensvc, a: Args, ctx: ToolContext) => Promise<unknown>;
 }
 
@@ -76,6 +80,28 @@ const pick = (a: Args, keys: string[]) => Object.fromEntries(keys.filter((k) => 
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 const STATUS_STEP: Record<string, number> = { queued: 1, running: 2, succeeded: 3, failed: 3, canceled: 3 };
+
+/** How long tasks.run waits for the task (within the usual 60-second request timeout of MCP clients). */
+const RUN_WAIT_S = 55;
+
+/**
+ * Progress notifications of a task (MCP progress only grows): one per step, queued (1 of 3)
+ * then running (2 of 3); the finished task (3) is the result itself. Without a progress
+ * token, nothing.
+ */
+function progressOf(ctx: ToolContext): { report: (t: Task) => void; sent: () => Promise<unknown> } {
+  let step = 0;
+  let sending: Promise<unknown> = Promise.resolve();
+  return {
+    report: (t: Task) => {
+      const next = STATUS_STEP[t.status] ?? 1;
+      if (!ctx.progress || next <= step || TERMINAL.has(t.status)) return;
+      step = next;
+      sending = sending.then(() => ctx.progress?.(next, 3, `${t.id}: ${t.status}`));
+    },
+    sent: () => sending,
+  };
+}
 
 const SPECS: Spec[] = [
   { name: 'models.list', method: 'get', path: '/v1/models', hints: READ, call: (c, a) => c.models.list(pick(a, ['capability', 'modality'])) },
@@ -109,20 +135,65 @@ const SPECS: Spec[] = [
     call: async (c, a, ctx) => {
       const task = await c.tasks.create(pick(a, ['quote_id', 'title']) as never, { idempotencyKey: str(a.idempotency_key), signal: ctx.signal });
       if (!ctx.progress || TERMINAL.has(task.status)) return task;
-      // Progress only grows (MCP): one notification per step, queued (1 of 3) then running (2 of 3);
-      // the finished task (3) is the result itself.
-      let step = 0;
-      let sending: Promise<unknown> = Promise.resolve();
-      const report = (t: Task) => {
-        const next = STATUS_STEP[t.status] ?? 1;
-        if (next <= step || TERMINAL.has(t.status)) return;
-        step = next;
-        sending = sending.then(() => ctx.progress?.(next, 3, `${t.id}: ${t.status}`));
-      };
-      report(task);
-      const done = await c.tasks.wait(task.id, { signal: ctx.signal, intervalMs: 250, maxIntervalMs: 1000, onUpdate: report });
-      await sending;
+      const progress = progressOf(ctx);
+      progress.report(task);
+      const done = await c.tasks.wait(task.id, { signal: ctx.signal, onUpdate: progress.report });
+      await progress.sent();
       return done;
+    },
+  },
+  {
+    name: 'tasks.run',
+    method: 'post',
+    path: '/v1/quotes',
+    own: {
+      title: 'Run a task in one call (quote, create, wait)',
+      summary: 'Run a generation in one call: quote the request, create the task from the quote (reserving its max_amount), wait for it to finish and return the task',
+      scopes: ['read', 'create'],
+      output: { $ref: '#/components/schemas/Task' },
+    },
+    extra: {
+      properties: {
+        idempotency_key: {
+          type: 'string',
+          minLength: 8,
+          maxLength: 150,
+          description: 'one key per intended task: calling again with the same key follows the task it created (no second task or charge)',
+        },
+        title: { type: 'string', minLength: 1, maxLength: 200, description: 'task title, 1 to 200 characters after trimming' },
+        max_amount: {
+          type: 'string',
+          pattern: '^\\d{1,12}(\\.\\d{1,6})?$',
+          description: 'the most this task may reserve, in CNY: a quote whose max_amount is higher is refused (QUOTE_ABOVE_LIMIT) and nothing is created',
+        },
+      },
+      required: ['idempotency_key'],
+    },
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    description:
+      `The arguments are the quote's (model, capability, input, options) plus idempotency_key, title and max_amount. With a progress token it reports queued and running as progress notifications. It returns the task once it is succeeded, failed or canceled (and settled); a task still going after ${RUN_WAIT_S} s is returned as it is, to follow with tasks.get`,
+    call: async (c, a, ctx) => {
+      const progress = progressOf(ctx);
+      try {
+        return await c.run(str(a.model), (a.input ?? {}) as Record<string, unknown>, {
+          capability: str(a.capability),
+          ...(a.options !== undefined ? { options: a.options as Record<string, unknown> } : {}),
+          ...(a.currency !== undefined ? { currency: a.currency as 'CNY' } : {}),
+          ...(a.title !== undefined ? { title: str(a.title) } : {}),
+          ...(a.max_amount !== undefined ? { maxAmount: str(a.max_amount) } : {}),
+          idempotencyKey: str(a.idempotency_key),
+          timeoutMs: RUN_WAIT_S * 1000,
+          onCreated: progress.report,
+          onUpdate: progress.report,
+          signal: ctx.signal,
+        });
+      } catch (err) {
+        // The task is the result however it ended, or as it is after the wait.
+        if (err instanceof TaskFailedError || err instanceof TaskCanceledError || (err instanceof TimeoutError && err.task)) return err.task;
+        throw err;
+      } finally {
+        await progress.sent();
+      }
     },
   },
   { name: 'tasks.get', method: 'get', path: '/v1/tasks/{id}', id: 'id', hints: READ, call: (c, a) => c.tasks.get(str(a.id)) },
@@ -218,12 +289,12 @@ function operation(doc: OpenApiDocument, method: string, path: string): OpenApiO
   return op;
 }
 
-function scopeOf(op: OpenApiOperation): 'read' | 'create' | null {
+function scopesOf(op: OpenApiOperation): ToolScope[] {
   for (const requirement of op.security ?? []) {
     const scopes = requirement.oauth2;
-    if (scopes?.length) return scopes[0] as 'read' | 'create';
+    if (scopes?.length) return scopes as ToolScope[];
   }
-  return null;
+  return [];
 }
 
 function build(doc: OpenApiDocument, spec: Spec): ToolDefinition {
@@ -253,19 +324,19 @@ function build(doc: OpenApiDocument, spec: Spec): ToolDefinition {
     required.push(...spec.extra.required);
   }
   const ok = Object.entries(op.responses ?? {}).find(([status]) => /^2\d\d$/.test(status));
-  const outSchema = ok?.[1].content?.['application/json']?.schema;
+  const outSchema = spec.own?.output ?? ok?.[1].content?.['application/json']?.schema;
   if (!outSchema) throw new Error(`${op.operationId} has no JSON success response`);
   const outputSchema = inlineSchema(doc, outSchema) as JsonSchema & { type: 'object' };
-  const description = [op.summary, op.description, spec.description].filter(Boolean).join('. ').replace(/\.\./g, '.');
+  const description = [spec.own?.summary ?? op.summary, spec.own ? undefined : op.description, spec.description].filter(Boolean).join('. ').replace(/\.\./g, '.');
   const allowed = new Set(Object.keys(properties));
   return {
     name: spec.name,
     description,
-    operationId: op.operationId,
-    scope: scopeOf(op),
+    ...(spec.own ? {} : { operationId: op.operationId }),
+    scopes: spec.own?.scopes ?? scopesOf(op),
     inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}), additionalProperties: false },
     outputSchema,
-    annotations: { title: op.summary ?? spec.name, ...spec.hints },
+    annotations: { title: spec.own?.title ?? op.summary ?? spec.name, ...spec.hints },
     async run(client, args, context) {
       const unknown = Object.keys(args).filter((k) => !allowed.has(k));
       if (unknown.length) throw new ToolInputError(`unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
