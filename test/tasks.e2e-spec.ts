@@ -116,7 +116,8 @@ describe('POST /v1/tasks', () => {
     const acc = await createAccount(t, { credit: '1.00' });
     const quoteId = await h.quote(acc);
     const cases: [object, string][] = [
-      [{}, 'quote_id'],
+      [{}, 'quote_id: is required'],
+      [{ title: 'no quote' }, 'quote_id: is required'],
       [{ quote_id: '' }, 'quote_id'],
       [{ quote_id: 5 }, 'quote_id'],
       [{ quote_id: quoteId, title: '   ' }, 'title'],
