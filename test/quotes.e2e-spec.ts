@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 
@@ -114,6 +116,27 @@ describe('POST /v1/quotes', () => {
     const foreign = await quote({ model: 'voice-clone-std', capability: 'voice.clone', input: { asset_ids: ['ast_unknown'], name: 'Me', consent_attested: true } }).expect(400);
     expectError(foreign.body, 'VALIDATION_ERROR');
     expect(foreign.body.error.message).toContain('input.asset_ids');
+  });
+
+  it('refuses at quote time a file the model cannot use (a text file as a voice sample or a reference image): 422 ASSET_TYPE_UNSUPPORTED', async () => {
+    const upload = async (mime: string, name: string, file: string) =>
+      (await t.http().post('/v1/uploads').set(bearer(acc)).set('Content-Type', mime).set('X-Filename', name).send(readFileSync(join(__dirname, 'fixtures', file))).expect(201)).body.id as string;
+    const text = await upload('text/plain', 'notes.txt', 'text.txt');
+    const wav = await upload('audio/wav', 'me.wav', 'audio.wav');
+    const png = await upload('image/png', 'fox.png', 'image.png');
+    const voice = (id: string) => quote({ model: 'voice-clone-std', capability: 'voice.clone', input: { asset_ids: [id], name: 'Me', consent_attested: true } });
+    const image = (ids: string[]) => quote({ model: 'image-studio-v2', capability: 'image.generate', input: { prompt: 'a fox', asset_ids: ids } });
+    const sample = await voice(text).expect(422);
+    expectError(sample.body, 'ASSET_TYPE_UNSUPPORTED');
+    expect(sample.body.error.message).toBe(`input.asset_ids[0]: ${text} is text/plain; voice-clone-std takes audio/wav, audio/mpeg`);
+    const reference = await image([png, text]).expect(422);
+    expectError(reference.body, 'ASSET_TYPE_UNSUPPORTED');
+    expect(reference.body.error.message).toContain(`input.asset_ids[1]: ${text} is text/plain`);
+    await voice(wav).expect(200);
+    await image([png]).expect(200);
+    // the model says what it takes
+    const model = await t.http().get('/v1/models/voice-clone-std').expect(200);
+    expect(model.body.input_schema.properties.asset_ids['x-media-types']).toEqual(['audio/wav', 'audio/mpeg']);
   });
 
   it('refuses a voice the caller does not own', async () => {

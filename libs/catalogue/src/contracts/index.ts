@@ -14,6 +14,6 @@ export {
   type PriceQuote,
   type InputValidation,
 } from '../domain/catalogue';
-export { CatalogueFileError, type CatalogueFile, type CatalogueFileModel } from '../domain/catalogue-file';
+export { CatalogueFileError, MEDIA_TYPES_KEYWORD, type CatalogueFile, type CatalogueFileModel } from '../domain/catalogue-file';
 export type { CatalogueChange } from '../domain/catalogue-changes';
 export { CATALOGUE_STREAM, CATALOGUE_VERSION_EVENT_TYPES, type CataloguePublishedData, type CatalogueVersionEvent } from '../domain/catalogue-versions';

@@ -128,10 +128,24 @@ function checkRoutes(m: CatalogueFileModel): void {
   });
 }
 
+/**
+ * The keyword by which a model's input schema says what files a list of asset ids may name,
+ * e.g. `"asset_ids": {"type": "array", ..., "x-media-types": ["audio/wav", "audio/mpeg"]}`
+ * (`image/*` for any image type). Quotes refuse other files (ASSET_TYPE_UNSUPPORTED); clients
+ * read it from GET /v1/models/{id}.
+ */
+export const MEDIA_TYPES_KEYWORD = 'x-media-types';
+
 /** The Ajv options input schemas are compiled with (defaults applied, strict). */
 export function inputSchemaCompiler(): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
   addFormats(ajv);
+  // An annotation the quote checks against the named assets; Ajv only checks its shape.
+  ajv.addKeyword({
+    keyword: MEDIA_TYPES_KEYWORD,
+    schemaType: 'array',
+    metaSchema: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[a-z]+/([a-z0-9.+-]+|\\*)$' } },
+  });
   return ajv;
 }
 

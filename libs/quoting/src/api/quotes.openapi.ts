@@ -22,6 +22,6 @@ export const QUOTES_OPENAPI: ControllerOpenApi<QuotesController> = {
       },
     },
     responses: { 200: json('the quote', ref('Quote')) },
-    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'PAYLOAD_TOO_LARGE', 'PRICE_UNAVAILABLE', 'MODEL_UNAVAILABLE', 'INTERNAL'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'PAYLOAD_TOO_LARGE', 'PRICE_UNAVAILABLE', 'MODEL_UNAVAILABLE', 'ASSET_TYPE_UNSUPPORTED', 'INTERNAL'],
   },
 };

@@ -6457,7 +6457,7 @@ export const document: OpenApiDocument = {
             }
           },
           "422": {
-            "description": "PRICE_UNAVAILABLE, MODEL_UNAVAILABLE",
+            "description": "PRICE_UNAVAILABLE, MODEL_UNAVAILABLE, ASSET_TYPE_UNSUPPORTED",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -6477,7 +6477,8 @@ export const document: OpenApiDocument = {
                         "code": {
                           "enum": [
                             "PRICE_UNAVAILABLE",
-                            "MODEL_UNAVAILABLE"
+                            "MODEL_UNAVAILABLE",
+                            "ASSET_TYPE_UNSUPPORTED"
                           ]
                         }
                       }
@@ -10894,6 +10895,7 @@ export const document: OpenApiDocument = {
                   "CHECKSUM_MISMATCH",
                   "SIZE_MISMATCH",
                   "FILE_TYPE_MISMATCH",
+                  "ASSET_TYPE_UNSUPPORTED",
                   "INVALID_TEXT",
                   "INVALID_JSON",
                   "IMPORT_URL_FORBIDDEN",
@@ -12855,6 +12857,7 @@ export const document: OpenApiDocument = {
     "CHECKSUM_MISMATCH",
     "SIZE_MISMATCH",
     "FILE_TYPE_MISMATCH",
+    "ASSET_TYPE_UNSUPPORTED",
     "INVALID_TEXT",
     "INVALID_JSON",
     "IMPORT_URL_FORBIDDEN",

@@ -680,7 +680,7 @@ export interface components {
             /** @description The error. */
             error: {
                 /** @enum {unknown} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "REQUEST_TIMEOUT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "QUOTE_ALREADY_USED" | "QUOTE_EXPIRED" | "UPLOAD_IN_PROGRESS" | "UPLOAD_NOT_READY" | "ASSET_IN_USE" | "VOICE_IN_USE" | "CONFLICT" | "REQUEST_TIMEOUT" | "WEBHOOK_ENDPOINT_DISABLED" | "UPLOAD_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "UPLOAD_CONTENT_MISMATCH" | "CHECKSUM_MISMATCH" | "SIZE_MISMATCH" | "FILE_TYPE_MISMATCH" | "ASSET_TYPE_UNSUPPORTED" | "INVALID_TEXT" | "INVALID_JSON" | "IMPORT_URL_FORBIDDEN" | "IMPORT_FAILED" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "UPLOAD_BUSY" | "UPLOAD_LIMIT_REACHED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description names the offending field where there is one */
                 message: string;
                 /** @description equals the X-Request-Id response header */
@@ -4431,7 +4431,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description PRICE_UNAVAILABLE, MODEL_UNAVAILABLE */
+            /** @description PRICE_UNAVAILABLE, MODEL_UNAVAILABLE, ASSET_TYPE_UNSUPPORTED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4441,7 +4441,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE";
+                            code?: "PRICE_UNAVAILABLE" | "MODEL_UNAVAILABLE" | "ASSET_TYPE_UNSUPPORTED";
                         };
                     } & components["schemas"]["Error"];
                 };

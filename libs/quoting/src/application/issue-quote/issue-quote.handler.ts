@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, EventStore, Money, handleCommand, newId, streamName, type Principal } from '@gensvc/shared';
-import { Catalogue, type CatalogueModel, type CatalogueVersion } from '@gensvc/catalogue/contracts';
+import { Catalogue, MEDIA_TYPES_KEYWORD, type CatalogueModel, type CatalogueVersion } from '@gensvc/catalogue/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { QUOTE_STREAM, QUOTE_TTL_MS, quoteDecider, type QuoteTerms } from '../../domain/quote';
@@ -35,6 +35,23 @@ export const INPUT_ONLY = ['asset_ids', 'voice_id', 'consent_attested'] as const
 /** Names that would set where a supplier calls back: the service generates that address. */
 const CALLBACK_NAME = /^(callback|webhook|notify|notification)(_?(url|uri|address))?$|_(callback|webhook)(_url)?$/i;
 const VOICE_CLONE = 'voice.clone';
+
+/**
+ * The files `asset_ids` names must be of a type the model's input schema lists (its
+ * `x-media-types`; `image/*` takes any image type), or the task could only fail after it was
+ * paid for: ASSET_TYPE_UNSUPPORTED naming the first that is not. A schema without the list
+ * takes any accepted file.
+ */
+function checkMediaTypes(model: CatalogueModel, assets: readonly { id: string; mime: string }[]): void {
+  const schema = (model.input_schema as { properties?: Record<string, Record<string, unknown> | undefined> }).properties?.asset_ids;
+  const types = schema?.[MEDIA_TYPES_KEYWORD];
+  if (!Array.isArray(types)) return;
+  const allowed = (mime: string) => types.some((t: string) => (t.endsWith('/*') ? mime.startsWith(t.slice(0, -1)) : mime === t));
+  assets.forEach((asset, i) => {
+    const mime = asset.mime.split(';')[0].trim().toLowerCase();
+    if (!allowed(mime)) throw new AppError('ASSET_TYPE_UNSUPPORTED', `input.asset_ids[${i}]: ${asset.id} is ${mime}; ${model.id} takes ${types.join(', ')}`);
+  });
+}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -78,7 +95,7 @@ export class IssueQuoteHandler {
     if (cmd.capability === VOICE_CLONE && params.consent_attested !== true) {
       throw new AppError('VALIDATION_ERROR', 'input.consent_attested: must be true for voice cloning');
     }
-    if (assetIds.length) await this.assets.requireUsable(cmd.principal.accountId, assetIds, 'input.asset_ids');
+    if (assetIds.length) checkMediaTypes(model, await this.assets.requireUsable(cmd.principal.accountId, assetIds, 'input.asset_ids'));
     if (voiceId !== null) await this.voices.requireUsable(cmd.principal.accountId, voiceId, this.catalogue.channelsOf(model));
     const price = catalogue.price(model.id, cmd.capability, params);
     if (price.quantity <= 0) throw new AppError('PRICE_UNAVAILABLE', `no price for ${model.id} with a quantity of ${price.quantity}`);
