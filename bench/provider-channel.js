@@ -13,7 +13,8 @@
  *    edge), requests by kind, the jobs polled after they finished (every one must be), and the
  *    time from the provider's completion to each task's `succeeded` (p50, p99, max; a full pass
  *    over the open jobs takes jobs / rpm minutes, the floor the budget sets).
- * 2. archive: one task whose output is an `archive-mib` MiB MP4 served by the stand-in; the
+ * The stand-in runs in a process of its own (bench/lib/stand-in-process.js).
+ * 2. archive: (after a 1 MiB warm-up) one task whose output is an `archive-mib` MiB MP4 served by the stand-in; the
  *    time from the provider's completion to `succeeded` (download, type check, SHA-256, blob
  *    store) against `curl -s URL | sha256sum` on the same file, and the server's resident
  *    memory before and at its peak (VmRSS sampled every 50 ms, and VmHWM).
@@ -23,12 +24,11 @@
 'use strict';
 const { spawn, spawnSync, execSync } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const http = require('node:http');
 const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { parseArgs } = require('node:util');
-require('./lib/typescript').register();
+const { startStandIn } = require('./lib/stand-in-process');
 
 const { values } = parseArgs({
   options: {
@@ -43,10 +43,8 @@ const JOBS = Number(values.jobs);
 const RPM = Number(values.rpm);
 const SKIP = new Set(values.skip.split(',').filter(Boolean));
 const root = join(__dirname, '..');
-const { ReplicateStandIn } = require(join(root, 'libs/suppliers/src/testing/stand-ins/replicate.stand-in.ts'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const log = (msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
 
 function freePort() {
@@ -58,26 +56,21 @@ function freePort() {
   });
 }
 
-function request(port, method, path, headers = {}, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json = text;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          /* not JSON */
-        }
-        resolve({ status: res.statusCode, body: json });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
+async function request(port, method, path, headers = {}, body) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
   });
+  const text = await res.text();
+  let json = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: json };
 }
 
 const pct = (xs, p) => {
@@ -101,7 +94,8 @@ function catalogue(dir) {
 
 async function startServer(dir, standIn) {
   const port = await freePort();
-  const channel = { type: 'replicate', base_url: standIn.url, api_token: standIn.token, probe_interval_s: 3600, request_timeout_ms: 30000, deadline_ms: 6 * 3600 * 1000 };
+  const { url, token } = await standIn.call('info');
+  const channel = { type: 'replicate', base_url: url, api_token: token, probe_interval_s: 3600, request_timeout_ms: 30000, deadline_ms: 6 * 3600 * 1000 };
   const env = {
     ...process.env,
     DATA_DIR: join(dir, 'data'),
@@ -123,11 +117,17 @@ async function startServer(dir, standIn) {
     if (Date.now() - t0 > 120_000) throw new Error('the server did not start');
     await sleep(100);
   }
+  log('the server is up; creating an account');
   const created = JSON.parse(spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'bench', '--credit', '10000000'], { env, encoding: 'utf8' }).stdout);
   const auth = { Authorization: `Bearer ${created.api_key}` };
+  for (const t0 = Date.now(); (await request(port, 'GET', '/v1/wallet', auth)).status !== 200; ) {
+    if (Date.now() - t0 > 10_000) throw new Error('the new key was not accepted');
+    await sleep(50);
+  }
+  log('waiting for the route probes');
   for (const t0 = Date.now(); ; ) {
-    const a = await request(port, 'GET', '/v1/models/budget-model', auth).catch(() => null);
-    const b = await request(port, 'GET', '/v1/models/archive-model', auth).catch(() => null);
+    const a = await request(port, 'GET', '/v1/models/budget-model', auth).catch((err) => log(err.message));
+    const b = await request(port, 'GET', '/v1/models/archive-model', auth).catch((err) => log(err.message));
     if (a?.body?.available && b?.body?.available) break;
     if (Date.now() - t0 > 60_000) throw new Error('the routes were not verified');
     await sleep(200);
@@ -159,14 +159,14 @@ async function budget(s, standIn) {
   const ids = [];
   for (let i = 0; i < JOBS; i += 32) ids.push(...(await Promise.all(Array.from({ length: Math.min(32, JOBS - i) }, (_, k) => createTask(s, 'budget-model', { prompt: `job ${i + k}` })))));
   log(`created; the channel submits them at ${RPM}/min`);
-  for (let last = -1; standIn.jobs().length < JOBS; ) {
-    const n = standIn.jobs().length;
+  for (let last = -1; (await standIn.call('jobCount')) < JOBS; ) {
+    const n = await standIn.call('jobCount');
     if (n !== last && n % 1000 < 100) log(`${n} jobs at the provider`);
     last = n;
     await sleep(1000);
   }
   const finishedAt = Date.now();
-  for (const job of standIn.jobs()) standIn.succeed(job.id, [{ kind: 'text', text: 'done' }]);
+  await standIn.call('succeedAll', [{ kind: 'text', text: 'done' }]);
   log('the provider finished every job; waiting for the tasks');
   const statusPath = (id) => `/v1/predictions/${id}`;
   const done = new Map();
@@ -180,7 +180,8 @@ async function budget(s, standIn) {
     for (const t of r.body.data) done.set(t.id, Date.parse(t.completed_at) - finishedAt);
     if (!r.body.has_more) break;
   }
-  const api = standIn.requests.filter((r) => r.path.startsWith('/v1/'));
+  const api = (await standIn.call('requests')).filter((r) => r.path.startsWith('/v1/'));
+  const jobs = await standIn.call('jobs');
   const afterFinish = api.filter((r) => r.at >= finishedAt && r.method === 'GET' && r.path.startsWith('/v1/predictions/'));
   const polledAfter = new Set(afterFinish.map((r) => r.path));
   const latencies = ids.map((id) => done.get(id)).filter((x) => x !== undefined);
@@ -193,7 +194,7 @@ async function budget(s, standIn) {
       status: api.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/predictions/')).length,
       probe: api.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/models/')).length,
     },
-    jobs_polled_after_finishing: standIn.jobs().filter((j) => polledAfter.has(statusPath(j.id))).length,
+    jobs_polled_after_finishing: jobs.filter((j) => polledAfter.has(statusPath(j.id))).length,
     tasks_succeeded: latencies.length,
     completion_to_succeeded_s: { p50: pct(latencies, 50) / 1000, p99: pct(latencies, 99) / 1000, max: Math.max(...latencies) / 1000 },
     full_pass_floor_s: (JOBS / RPM) * 60,
@@ -206,17 +207,19 @@ function rss(pid) {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
-async function archive(s, standIn) {
-  const bytes = Number(values['archive-mib']) * 1024 * 1024;
-  const seen = standIn.jobs().length;
+async function archive(s, standIn, mib) {
+  const bytes = mib * 1024 * 1024;
+  const seen = await standIn.call('jobCount');
   const id = await createTask(s, 'archive-model', { prompt: 'a long video' });
-  while (standIn.jobs().length <= seen) await sleep(20);
-  const job = standIn.jobs()[seen];
+  for (const t0 = Date.now(); (await standIn.call('jobCount')) <= seen; await sleep(20)) {
+    if (Date.now() - t0 > 30_000) throw new Error(`the provider never got the job: ${JSON.stringify((await request(s.port, 'GET', `/v1/tasks/${id}`, s.auth)).body)}`);
+  }
+  const job = (await standIn.call('jobs'))[seen];
   const before = rss(s.server.pid);
   let peak = before.rss;
   const sampler = setInterval(() => (peak = Math.max(peak, rss(s.server.pid).rss)), 50);
   const t0 = Date.now();
-  standIn.succeed(job.id, [{ kind: 'mp4', bytes }]);
+  await standIn.call('succeed', job.id, [{ kind: 'mp4', bytes }]);
   let task;
   for (;;) {
     task = (await request(s.port, 'GET', `/v1/tasks/${id}`, s.auth)).body;
@@ -227,7 +230,8 @@ async function archive(s, standIn) {
   clearInterval(sampler);
   const after = rss(s.server.pid);
   const asset = (await request(s.port, 'GET', `/v1/assets/${task.output.asset_ids[0]}`, s.auth)).body;
-  const prediction = await fetch(`${standIn.url}/v1/predictions/${job.id}`, { headers: { Authorization: `Bearer ${standIn.token}` } }).then((r) => r.json());
+  const { url: standInUrl, token } = await standIn.call('info');
+  const prediction = await fetch(`${standInUrl}/v1/predictions/${job.id}`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
   const url = Array.isArray(prediction.output) ? prediction.output[0] : prediction.output;
   const c0 = Date.now();
   const curlSum = execSync(`curl -s ${JSON.stringify(url)} | sha256sum`, { encoding: 'utf8', maxBuffer: 1024 * 1024 }).split(' ')[0];
@@ -245,17 +249,21 @@ async function archive(s, standIn) {
 
 (async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gensvc-bench-providers-'));
-  const standIn = await new ReplicateStandIn(undefined, ['bench/writer', 'bench/video']).start();
+  const standIn = await startStandIn('replicate', ['bench/writer', 'bench/video']);
   const s = await startServer(dir, standIn);
   const result = { node: process.version, machine: execSync('nproc', { encoding: 'utf8' }).trim() + ' cores' };
   try {
-    if (!SKIP.has('archive')) result.archive = await archive(s, standIn);
+    if (!SKIP.has('archive')) {
+      // A first, small file warms the path up (code loaded and compiled, pools filled), so the
+      // memory figures of the measured one are the file's own.
+      result.archive_warm_up = await archive(s, standIn, 1);
+      result.archive = await archive(s, standIn, Number(values['archive-mib']));
+    }
     if (!SKIP.has('budget')) result.budget = await budget(s, standIn);
   } finally {
     s.server.kill('SIGTERM');
     await new Promise((r) => s.server.once('exit', r));
-    await standIn.stop();
-    agent.destroy();
+    standIn.kill();
     rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
