@@ -2,6 +2,8 @@ import { ApiError, NetworkError, QuoteAboveLimitError, TaskCanceledError, TaskFa
 import { readEvents } from './events.js';
 import type {
   Asset,
+  AssetListItem,
+  AssetListQuery,
   AssetDeleted,
   BillingListQuery,
   Bill,
@@ -47,9 +49,13 @@ export interface GensvcOptions {
   baseUrl?: string;
   /** Sent as `Authorization: Bearer ...`. Catalogue calls work without one. */
   apiKey?: Credential;
-  /** Retries of a failed attempt (network error, 429, 5xx) for requests that are safe to repeat; default 2. */
+  /**
+   * Retries of a failed attempt; default 3 (as the Python client). A 429 and a connection that
+   * could not be opened are always retried (nothing took effect); a network error, 408, 425
+   * and 5xx only for requests that are safe to repeat.
+   */
   maxRetries?: number;
-  /** First retry delay in ms (doubled per attempt, with jitter; `Retry-After` wins); default 250. */
+  /** First retry delay in ms, doubled per attempt with jitter up to 8 s (`Retry-After` wins, up to 60 s); default 500. */
   retryDelayMs?: number;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
@@ -130,6 +136,8 @@ function micros(amount: string | number, what: string): bigint {
 export const isFinished = (task: Task): boolean => TERMINAL_TASK_STATUSES.includes(task.status) && task.settlement_status !== 'reserved';
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+/** Connection errors raised before any byte of the request left. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 /** 429s of the upload flow that are not rate limits but answers to act on. */
 const NOT_RETRIED_CODES = new Set(['UPLOAD_LIMIT_REACHED']);
 
@@ -173,8 +181,8 @@ export class Gensvc {
     const f = options.fetch ?? globalThis.fetch;
     if (!f) throw new Error('no fetch implementation: pass options.fetch');
     this.fetchImpl = f.bind(globalThis);
-    this.maxRetries = options.maxRetries ?? 2;
-    this.retryDelayMs = options.retryDelayMs ?? 250;
+    this.maxRetries = options.maxRetries ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 500;
   }
 
   /** Sends a request; returns the 2xx response (body unread) or throws the typed error. */
@@ -193,24 +201,28 @@ export class Gensvc {
     }
     const idempotent = options.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(method.toUpperCase());
     // A streamed body cannot be sent twice.
-    const retries = idempotent && !(typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) ? this.maxRetries : 0;
+    const retries = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await this.fetchImpl(url, { method, headers, body, signal: options.signal, ...(options.duplex ? { duplex: 'half' } : {}) } as RequestInit);
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason ?? err;
-        if (attempt < retries) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        // A connection that was never opened sent nothing: repeating it cannot double anything.
+        if (attempt < retries && (idempotent || NOT_SENT.has(cause?.code ?? ''))) {
           await sleep(this.backoff(attempt), options.signal);
           continue;
         }
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
         throw new NetworkError(`${method} ${url.origin}${url.pathname}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err });
       }
       if (res.ok) return res;
       const error = await errorFromResponse(res);
-      if (attempt < retries && RETRYABLE_STATUS.has(res.status) && !NOT_RETRIED_CODES.has(error.code)) {
-        await sleep(error.retryAfter !== undefined ? Math.min(error.retryAfter, 60) * 1000 : this.backoff(attempt), options.signal);
+      // A 429 took no effect; other answers only when a repeat is harmless.
+      // A Retry-After over 60 s is the caller's to decide on.
+      const waitable = error.retryAfter === undefined || error.retryAfter <= 60;
+      if (attempt < retries && waitable && (idempotent || res.status === 429) && RETRYABLE_STATUS.has(res.status) && !NOT_RETRIED_CODES.has(error.code)) {
+        await sleep(error.retryAfter !== undefined ? error.retryAfter * 1000 : this.backoff(attempt), options.signal);
         continue;
       }
       throw error;
@@ -223,9 +235,10 @@ export class Gensvc {
     return (await res.json()) as T;
   }
 
+  /** Half to all of the doubled delay (at most 8 s), as the Python client waits. */
   private backoff(attempt: number): number {
-    const base = this.retryDelayMs * 2 ** attempt;
-    return Math.min(10_000, base / 2 + Math.random() * base);
+    const base = Math.min(8_000, this.retryDelayMs * 2 ** attempt);
+    return base / 2 + (Math.random() * base) / 2;
   }
 
   /** The catalogue (no credential needed). */
@@ -296,6 +309,9 @@ export class Gensvc {
   };
 
   readonly assets = {
+    /** The caller's assets, newest first (`q`: part of the name), each with fresh links. */
+    list: (query: AssetListQuery = {}, o: { signal?: AbortSignal } = {}) => this.request<Page<AssetListItem>>('GET', '/v1/assets', { query, ...o }),
+    iterate: (query: AssetListQuery = {}, o: { signal?: AbortSignal } = {}) => this.iterate<AssetListItem, AssetListQuery>((q) => this.assets.list(q, o), query),
     get: (id: string, o: { signal?: AbortSignal } = {}) => this.request<Asset>('GET', `/v1/assets/${enc(id)}`, o),
     delete: (id: string, o: { signal?: AbortSignal } = {}) => this.request<AssetDeleted>('DELETE', `/v1/assets/${enc(id)}`, o),
   };

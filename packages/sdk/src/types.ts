@@ -22,6 +22,8 @@ export type Upload = Schemas['Upload'];
 export type UploadPrepareRequest = Schemas['UploadPrepareRequest'];
 export type UploadImportRequest = Schemas['UploadImportRequest'];
 export type Asset = Schemas['Asset'];
+/** An item of `GET /v1/assets`: the asset with its `source` and `task_id`. */
+export type AssetListItem = operations['assets.list']['responses'][200]['content']['application/json']['data'][number];
 export type AssetDeleted = Schemas['AssetDeleted'];
 export type Voice = Schemas['Voice'];
 export type VoiceList = Schemas['VoiceList'];
@@ -40,6 +42,7 @@ type Query<Op extends keyof operations> = operations[Op]['parameters'] extends {
 
 export type ModelListQuery = Query<'catalogue.models.list'>;
 export type TaskListQuery = Query<'tasks.list'>;
+export type AssetListQuery = Query<'assets.list'>;
 export type BillingListQuery = Query<'billing.list'>;
 export type VoiceListQuery = Query<'voices.list'>;
 export type WebhookEndpointListQuery = Query<'webhooks.endpoints.list'>;

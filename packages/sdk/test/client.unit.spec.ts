@@ -116,6 +116,34 @@ describe('retries', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('retries a 429 even for a POST without a key (it took no effect), and a connection that was never opened', async () => {
+    handler = (_req, res, _b, n) => (n === 1 ? apiErr(res, 429, 'RATE_LIMITED', { 'Retry-After': '0' }) : json(res, 201, { id: 'ast_1' }));
+    await client().uploads.import({ url: 'https://example.com/a.png', name: 'a.png' });
+    expect(seen).toHaveLength(2);
+    // a port nothing listens on: the connection is refused before anything is sent
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const attempts: string[] = [];
+    const counting = new Gensvc({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retryDelayMs: 1,
+      fetch: (async (...a: Parameters<typeof fetch>) => {
+        attempts.push('try');
+        return fetch(...a);
+      }) as typeof fetch,
+    });
+    await expect(counting.uploads.import({ url: 'https://example.com/a.png', name: 'a.png' })).rejects.toBeInstanceOf(NetworkError);
+    expect(attempts).toHaveLength(4); // the first try and 3 retries: the same defaults as the Python client
+  });
+
+  it('throws a 429 whose Retry-After is over 60 s at once (the caller decides)', async () => {
+    handler = (_req, res) => apiErr(res, 429, 'RATE_LIMITED', { 'Retry-After': '3600' });
+    await expect(client().wallet.get()).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfter: 3600 });
+    expect(seen).toHaveLength(1);
+  });
+
   it('does not retry a 4xx answer', async () => {
     handler = (_req, res) => apiErr(res, 409, 'QUOTE_ALREADY_USED');
     await expect(client().tasks.create({ quote_id: 'qt_1' })).rejects.toBeInstanceOf(ConflictError);
@@ -216,6 +244,18 @@ describe('tasks.wait and pages', () => {
     await client().tasks.get('task_1', { wait: 30 });
     await client().tasks.get('task_1');
     expect(seen.map((r) => r.headers.prefer)).toEqual(['wait=30', undefined]);
+  });
+
+  it('lists assets page by page with their source', async () => {
+    handler = (req, res) => {
+      const page = Number(new URL(req.url!, baseUrl).searchParams.get('page') ?? 1);
+      json(res, 200, { data: [{ id: `ast_${page}`, source: 'upload', task_id: null }], page, limit: 1, has_more: page < 2 });
+    };
+    expect((await client().assets.list({ q: 'fox', limit: 1 })).data[0]).toMatchObject({ id: 'ast_1', source: 'upload' });
+    const ids: string[] = [];
+    for await (const a of client().assets.iterate({ limit: 1 })) ids.push(a.id);
+    expect(ids).toEqual(['ast_1', 'ast_2']);
+    expect(seen.map((r) => r.url)).toEqual(['/v1/assets?q=fox&limit=1', '/v1/assets?limit=1&page=1', '/v1/assets?limit=1&page=2']);
   });
 
   it('iterates every page until has_more is false', async () => {
