@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderStandIn, StandInOutput } from '@gensvc/suppliers/testing/stand-ins/provider-stand-in';
+import { ArkStandIn } from '@gensvc/suppliers/testing/stand-ins/ark.stand-in';
+import { DashScopeStandIn } from '@gensvc/suppliers/testing/stand-ins/dashscope.stand-in';
 import { FalStandIn } from '@gensvc/suppliers/testing/stand-ins/fal.stand-in';
 import { ReplicateStandIn } from '@gensvc/suppliers/testing/stand-ins/replicate.stand-in';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
@@ -17,14 +19,18 @@ import { expectError, startTestApp, type TestApp } from './support/test-app';
  * (their files say which); the channel configuration is the operator's.
  */
 interface ProviderCase {
-  readonly type: 'replicate' | 'fal';
+  readonly type: 'replicate' | 'fal' | 'dashscope' | 'ark';
   readonly supplierModel: string;
   readonly standIn: () => ProviderStandIn;
   readonly credential: (s: ProviderStandIn) => Record<string, string>;
   /** The default catalogue model whose schema and prices the routed model takes. */
   readonly base: 'image-studio-v2' | 'text-writer-lite';
   readonly capability: string;
+  /** The routed model's modality when it differs from the base model's (video on the image model's schema). */
+  readonly modality?: string;
   readonly inputMap?: string;
+  /** The type of the provider's usual output, and its signature's bytes 1 to 3 (or 4 to 7). */
+  readonly usual: { readonly mime: string; readonly magic: (b: Buffer) => string; readonly expect: string };
   /** What a cancel of a job the provider holds but has not started, and of a running one, ends as. */
   readonly cancelQueued: 'confirmed';
   readonly cancelRunning: 'confirmed' | 'refused';
@@ -42,6 +48,7 @@ const CASES: ProviderCase[] = [
     base: 'image-studio-v2',
     capability: 'image.generate',
     inputMap: '{ "prompt": input.prompt, "num_outputs": input.count, "output_format": "png" }',
+    usual: { mime: 'image/png', magic: (b) => b.subarray(1, 4).toString('latin1'), expect: 'PNG' },
     cancelQueued: 'confirmed',
     cancelRunning: 'confirmed',
     webhookSecret: WEBHOOK_SECRET,
@@ -54,8 +61,34 @@ const CASES: ProviderCase[] = [
     base: 'image-studio-v2',
     capability: 'image.generate',
     inputMap: '{ "prompt": input.prompt, "num_images": input.count }',
+    usual: { mime: 'image/png', magic: (b) => b.subarray(1, 4).toString('latin1'), expect: 'PNG' },
     cancelQueued: 'confirmed',
     cancelRunning: 'confirmed',
+  },
+  {
+    type: 'dashscope',
+    supplierModel: 'wanx2.1-t2i-turbo',
+    standIn: () => new DashScopeStandIn(undefined, ['wanx2.1-t2i-turbo']),
+    credential: (s) => ({ api_key: (s as DashScopeStandIn).key }),
+    base: 'image-studio-v2',
+    capability: 'image.generate',
+    inputMap: '{ "input": { "prompt": input.prompt }, "parameters": { "n": input.count } }',
+    usual: { mime: 'image/png', magic: (b) => b.subarray(1, 4).toString('latin1'), expect: 'PNG' },
+    cancelQueued: 'confirmed',
+    cancelRunning: 'refused',
+  },
+  {
+    type: 'ark',
+    supplierModel: 'doubao-seedance-1-0-pro-250528',
+    standIn: () => new ArkStandIn(undefined, ['doubao-seedance-1-0-pro-250528']),
+    credential: (s) => ({ api_key: (s as ArkStandIn).key }),
+    base: 'image-studio-v2',
+    capability: 'video.generate',
+    modality: 'video',
+    inputMap: '{ "content": [{ "type": "text", "text": input.prompt }] }',
+    usual: { mime: 'video/mp4', magic: (b) => b.subarray(4, 8).toString('latin1'), expect: 'ftyp' },
+    cancelQueued: 'confirmed',
+    cancelRunning: 'refused',
   },
 ];
 
@@ -95,8 +128,12 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
     const file = JSON.parse(readFileSync(join(__dirname, '..', 'libs', 'catalogue', 'catalogue', 'catalogue.json'), 'utf8')) as { version: string; models: Record<string, unknown>[] };
     const base = file.models.find((m) => m.id === c.base)!;
     const { supplier: _s, supplier_model: _m, ...rest } = base;
+    const pricing = (rest.pricing as { capability: string }[]).map((p) => ({ ...p, capability: c.capability }));
     file.models.push({
       ...rest,
+      capabilities: [c.capability],
+      pricing,
+      ...(c.modality ? { modality: c.modality } : {}),
       id: modelId,
       name: `${c.type} model`,
       resolved_model: `${modelId}-1`,
@@ -165,9 +202,9 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
     expect(done.charged_amount).toBe(estimated);
     expect(JSON.stringify(done)).not.toContain(c.supplierModel);
     const asset = await t.http().get(`/v1/assets/${done.output!.asset_ids[0]}`).set(bearer(acc)).expect(200);
-    expect(asset.body.mime).toBe('image/png');
+    expect(asset.body.mime).toBe(c.usual.mime);
     const bytes = await fetch(asset.body.url.replace('https://gensvc.example', `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`));
-    expect(Buffer.from(await bytes.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(c.usual.magic(Buffer.from(await bytes.arrayBuffer()))).toBe(c.usual.expect);
     const after = await wallet();
     expect(Number(before.available) - Number(after.available)).toBeCloseTo(Number(estimated), 6);
     expect(after.reserved).toBe(before.reserved);
@@ -244,7 +281,7 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
   it('fails a task whose result link expired before it was archived, without retrying the download', async () => {
     const seen = s.jobs().length;
     s.linkLifetimeMs = 0;
-    const downloads = () => s.requests.filter((r) => r.method === 'GET' && /\.png$/.test(r.path)).length;
+    const downloads = () => s.requests.filter((r) => r.method === 'GET' && /\.png(\?|$)/.test(r.path)).length;
     const before = downloads();
     try {
       const { id } = await create();
@@ -307,16 +344,12 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
     });
   }
 
-  it('marks the model unavailable when its route probe fails, and refuses quotes with MODEL_UNAVAILABLE', async () => {
-    s.knownModels.delete(c.supplierModel);
-    try {
-      await until('the model unavailable', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === false, 8_000);
-      const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: modelId, capability: c.capability, input }).expect(422);
-      expectError(q.body, 'MODEL_UNAVAILABLE');
-    } finally {
-      s.knownModels.add(c.supplierModel);
-    }
-    await until('the model available again', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === true, 8_000);
+  it('marks the model unavailable while its route probe fails, refusing quotes with MODEL_UNAVAILABLE, and available again once it passes', async () => {
+    for (let i = 0; i < 6; i++) s.fault('probe', { status: 401 });
+    await until('the model unavailable', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === false, 8_000);
+    const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: modelId, capability: c.capability, input }).expect(422);
+    expectError(q.body, 'MODEL_UNAVAILABLE');
+    await until('the model available again', async () => (await t.http().get(`/v1/models/${modelId}`).set(bearer(acc))).body.available === true, 15_000);
   });
 });
 
