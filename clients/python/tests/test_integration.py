@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
+import uuid
 import zlib
 from decimal import Decimal
 from pathlib import Path
@@ -240,3 +241,30 @@ def test_a_cloned_voice_is_listed_used_and_deleted(client: Gensvc) -> None:
     assert spoken.status == "succeeded"
     deleting = client.voices.delete(voice_id)
     assert deleting.id == voice_id and deleting.deletion.status in ("queued", "completed")
+
+
+def test_run_again_with_the_same_key_follows_the_same_task_and_charges_once(client: Gensvc) -> None:
+    key = f"py-resume-{uuid.uuid4().hex}"
+    first = client.run("text-writer-lite", {"prompt": "once"}, idempotency_key=key)
+    balance = client.wallet.get().balance
+    again = client.run("text-writer-lite", {"prompt": "once"}, idempotency_key=key)
+    assert again.id == first.id and again.status == "succeeded"
+    assert client.wallet.get().balance == balance
+
+
+def test_webhook_endpoints_are_managed_and_assets_listed(client: Gensvc) -> None:
+    created = client.webhook_endpoints.create("https://hooks.example.com/gensvc", ["task.succeeded"], description="py")
+    assert created.secret and created.secret.startswith("whsec_") and created.status == "enabled"
+    assert created.id in [e.id for e in client.webhook_endpoints.iter()]
+    assert client.webhook_endpoints.get(created.id).secret is None  # shown only at creation and rotation
+    rotated = client.webhook_endpoints.rotate_secret(created.id)
+    assert rotated.secret and rotated.secret != created.secret
+    assert list(client.webhook_endpoints.iter_deliveries(created.id)) == []
+    assert client.webhook_endpoints.delete(created.id).deleted is True
+    with pytest.raises(gensvc.NotFoundError):
+        client.webhook_endpoints.get(created.id)
+
+    up = client.uploads.upload(png(), name="listed.png")
+    listed = list(client.assets.iter(q="listed"))
+    assert [(a.id, a.source) for a in listed] == [(up.asset_id, "upload")]
+    assert client.request("GET", f"/v1/assets/{up.asset_id}")["id"] == up.asset_id

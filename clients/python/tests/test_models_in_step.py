@@ -36,7 +36,13 @@ PAIRS: list[tuple[type[BaseModel], str, tuple[str, ...]]] = [
     (models.UploadInstructions, "Upload", ("properties", "upload")),
     (models.UploadAsset, "Upload", ("properties", "asset")),
     (models.Asset, "Asset", ()),
+    (models.AssetListItem, "AssetListItem", ()),
     (models.AssetDeleted, "AssetDeleted", ()),
+    (models.WebhookEndpoint, "WebhookEndpoint", ()),
+    (models.WebhookEndpointDeleted, "WebhookEndpointDeleted", ()),
+    (models.WebhookDelivery, "WebhookDelivery", ()),
+    (models.WebhookAttempt, "WebhookDelivery", ("properties", "attempts", "items")),
+    (models.WebhookRetryAccepted, "WebhookRetryAccepted", ()),
     (models.Voice, "Voice", ()),
     (models.VoiceDeletion, "Voice", ("properties", "deletion")),
 ]
@@ -118,9 +124,15 @@ CALLED = [
     ("get", "/v1/wallet"), ("get", "/v1/billing"), ("post", "/v1/uploads"), ("post", "/v1/uploads/import"),
     ("post", "/v1/uploads/prepare"), ("get", "/v1/uploads/{id}"), ("put", "/v1/uploads/{id}/content"),
     ("post", "/v1/uploads/{id}/complete"), ("get", "/v1/assets/{id}"), ("delete", "/v1/assets/{id}"),
-    ("get", "/v1/voices"), ("get", "/v1/voices/{id}"), ("delete", "/v1/voices/{id}"),
+    ("get", "/v1/voices"), ("get", "/v1/voices/{id}"), ("delete", "/v1/voices/{id}"), ("get", "/v1/assets"),
+    ("post", "/v1/webhook-endpoints"), ("get", "/v1/webhook-endpoints"), ("get", "/v1/webhook-endpoints/{id}"),
+    ("delete", "/v1/webhook-endpoints/{id}"), ("post", "/v1/webhook-endpoints/{id}/rotate-secret"),
+    ("get", "/v1/webhook-endpoints/{id}/deliveries"), ("post", "/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry"),
 ]
-LISTS = {"ModelList": "ModelSummary", "PriceList": "Price", "TaskList": "Task", "BillList": "Bill", "VoiceList": "Voice", "CapabilityList": None}
+LISTS = {
+    "ModelList": "ModelSummary", "PriceList": "Price", "TaskList": "Task", "BillList": "Bill", "VoiceList": "Voice", "CapabilityList": None,
+    "AssetList": "AssetListItem", "WebhookEndpointList": "WebhookEndpoint", "WebhookDeliveryList": "WebhookDelivery",
+}
 
 
 def test_every_success_answer_the_client_reads_has_a_model(document: dict[str, Any]) -> None:

@@ -324,3 +324,115 @@ def test_an_expired_upload_asks_for_a_new_key() -> None:
     with pytest.raises(gensvc.GoneError) as caught:
         rec.client().uploads.upload(b"hi", name="a.txt", idempotency_key="old-key-0001")
     assert caught.value.code == "UPLOAD_EXPIRED" and "new idempotency_key" in caught.value.message
+
+
+QUOTE = {"quote_id": "qt_2", "model": "m", "resolved_model": "m-1", "currency": "CNY", "pricing_mode": "fixed", "price_version": "v",
+         "estimated_amount": "0.020000", "max_amount": "0.020000", "quantity": 1, "unit": "request", "unit_price": "0.020000",
+         "expires_at": "2026-11-25T00:15:00Z"}
+SETTLED = {**TASK, "status": "succeeded", "settlement_status": "settled", "charged_amount": "0.020000", "output": {"asset_ids": []}}
+
+
+def test_wait_reads_with_prefer_wait_and_sleeps_only_when_the_server_ignores_it() -> None:
+    applied = {"Preference-Applied": "wait=60"}
+    rec = Recorder(httpx.Response(200, json=TASK, headers=applied), httpx.Response(200, json={**TASK, "status": "running"}, headers=applied), httpx.Response(200, json=SETTLED, headers=applied))
+    assert rec.client().tasks.wait("task_1").status == "succeeded"
+    assert [r.headers["Prefer"] for r in rec.requests] == ["wait=60"] * 3
+    assert rec.sleeps == []  # the server held each read: nothing polls
+    # a read never waits past the caller's deadline
+    rec = Recorder(httpx.Response(200, json=SETTLED))
+    rec.client().tasks.wait("task_1", timeout=12.0)
+    assert rec.requests[0].headers["Prefer"] in ("wait=11", "wait=12")
+
+
+def test_run_again_with_the_same_key_follows_the_task_that_key_created() -> None:
+    created_before = {**TASK, "id": "task_9", "model": "m", "capability": "c"}
+    conflict = error(409, "IDEMPOTENCY_CONFLICT", headers={"Location": "/v1/tasks/task_9"})
+    rec = Recorder(httpx.Response(200, json=QUOTE), conflict, httpx.Response(200, json=created_before), httpx.Response(200, json={**SETTLED, "id": "task_9"}))
+    task = rec.client().run("m", {"prompt": "x"}, capability="c", idempotency_key="my-key-0001")
+    assert task.id == "task_9" and task.status == "succeeded"
+    assert rec.requests[1].headers["Idempotency-Key"] == "my-key-0001"
+    assert [r.url.path for r in rec.requests[2:]] == ["/v1/tasks/task_9", "/v1/tasks/task_9"]
+
+    # a key that created a task of another model is a mistake: the conflict is raised as it came
+    rec = Recorder(httpx.Response(200, json=QUOTE), conflict, httpx.Response(200, json={**created_before, "model": "other"}))
+    with pytest.raises(gensvc.ConflictError) as caught:
+        rec.client().run("m", {"prompt": "x"}, capability="c", idempotency_key="my-key-0001")
+    assert caught.value.code == "IDEMPOTENCY_CONFLICT"
+
+
+def test_run_fills_in_the_only_capability_of_the_model() -> None:
+    model = {"id": "m", "name": "M", "modality": "text", "capabilities": ["text.generate"], "available": True, "resolved_model": "m-1", "prices": [], "input_schema": {}}
+    rec = Recorder(httpx.Response(200, json=model), httpx.Response(200, json=QUOTE), httpx.Response(202, json=SETTLED))
+    rec.client().run("m", {"prompt": "x"})
+    assert json.loads(rec.requests[1].content)["capability"] == "text.generate"
+
+
+def test_request_calls_any_route_with_the_credential_retries_and_errors() -> None:
+    rec = Recorder(error(408, "REQUEST_TIMEOUT"), httpx.Response(200, json={"data": [], "page": 1, "limit": 30, "has_more": False}), error(404, "NOT_FOUND"), httpx.Response(204))
+    c = rec.client()
+    assert c.request("GET", "/v1/assets", params={"q": "fox"}) == {"data": [], "page": 1, "limit": 30, "has_more": False}
+    assert rec.requests[1].headers["Authorization"] == "Bearer gsk_test" and rec.requests[1].url.params["q"] == "fox"
+    assert len(rec.sleeps) == 1  # 408 is retried for a read, as in the TypeScript SDK
+    with pytest.raises(gensvc.NotFoundError):
+        c.request("GET", "/v1/nothing")
+    assert c.request("DELETE", "/v1/webhook-endpoints/whe_1") is None
+
+
+def test_webhook_endpoints_and_assets_list() -> None:
+    endpoint = {"id": "whe_1", "url": "https://example.com/h", "events": ["*"], "description": None, "status": "enabled", "created_at": "2026-11-25T00:00:00Z"}
+    delivery = {"id": "whd_1", "message_id": "msg_1", "event_type": "task.succeeded", "status": "delivered", "next_attempt_at": None, "created_at": "2026-11-25T00:00:00Z",
+                "attempts": [{"at": "2026-11-25T00:00:01Z", "status_code": 204, "duration_ms": 12, "error": None}]}
+    asset = {"id": "ast_1", "name": "a.png", "mime": "image/png", "size": 3, "checksum": "0" * 64, "created_at": "2026-11-25T00:00:00Z", "url": "u", "download_url": "d",
+             "download_name": "a.png", "links_expire_at": "2026-11-25T01:00:00Z", "source": "upload", "task_id": None}
+    rec = Recorder(
+        error(503, "INTERNAL"),  # a create is never repeated: a second one would make another endpoint
+        httpx.Response(200, json={"data": [endpoint], "page": 1, "limit": 30, "has_more": False}),
+        httpx.Response(200, json={**endpoint, "secret": "whsec_x"}),
+        httpx.Response(200, json={"data": [delivery], "page": 1, "limit": 100, "has_more": False}),
+        httpx.Response(202, json={"id": "whd_1", "status": "pending"}),
+        httpx.Response(200, json={"id": "whe_1", "deleted": True}),
+        httpx.Response(200, json={"data": [asset], "page": 1, "limit": 100, "has_more": False}),
+    )
+    c = rec.client()
+    with pytest.raises(gensvc.InternalServerError):
+        c.webhook_endpoints.create("https://example.com/h", ["*"], description="orders")
+    assert len(rec.requests) == 1 and json.loads(rec.requests[0].content) == {"url": "https://example.com/h", "events": ["*"], "description": "orders"}
+    assert [e.id for e in c.webhook_endpoints.iter()] == ["whe_1"]
+    assert c.webhook_endpoints.rotate_secret("whe_1").secret == "whsec_x"
+    assert [d.attempts[0].status_code for d in c.webhook_endpoints.iter_deliveries("whe_1")] == [204]
+    assert c.webhook_endpoints.retry_delivery("whe_1", "whd_1").status == "pending"
+    assert c.webhook_endpoints.delete("whe_1").deleted is True
+    assert [(a.id, a.source) for a in c.assets.iter(q="a")] == [("ast_1", "upload")]
+    assert [f"{r.method} {r.url.path}" for r in rec.requests[1:]] == [
+        "GET /v1/webhook-endpoints", "POST /v1/webhook-endpoints/whe_1/rotate-secret", "GET /v1/webhook-endpoints/whe_1/deliveries",
+        "POST /v1/webhook-endpoints/whe_1/deliveries/whd_1/retry", "DELETE /v1/webhook-endpoints/whe_1", "GET /v1/assets",
+    ]
+
+
+def test_the_async_client_follows_a_key_s_task_waits_with_prefer_and_manages_endpoints() -> None:
+    applied = {"Preference-Applied": "wait=60"}
+    created_before = {**TASK, "id": "task_9", "model": "m", "capability": "c"}
+    endpoint = {"id": "whe_1", "url": "https://example.com/h", "events": ["*"], "description": None, "status": "enabled", "created_at": "2026-11-25T00:00:00Z"}
+    rec = Recorder(
+        httpx.Response(200, json=QUOTE),
+        error(409, "IDEMPOTENCY_CONFLICT", headers={"Location": "/v1/tasks/task_9"}),
+        httpx.Response(200, json=created_before),
+        httpx.Response(200, json=created_before, headers=applied),
+        httpx.Response(200, json={**SETTLED, "id": "task_9"}, headers=applied),
+        httpx.Response(200, json={"data": [endpoint], "page": 1, "limit": 100, "has_more": False}),
+    )
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    async def main() -> None:
+        async with AsyncGensvc("gsk_test", base_url=BASE, transport=httpx.MockTransport(rec)) as c:
+            c._sleep = sleep
+            task = await c.run("m", {"prompt": "x"}, capability="c", idempotency_key="my-key-0001")
+            assert task.id == "task_9" and task.status == "succeeded"
+            assert [e.id async for e in c.webhook_endpoints.iter()] == ["whe_1"]
+
+    anyio.run(main)
+    assert [r.headers.get("Prefer") for r in rec.requests[3:5]] == ["wait=60", "wait=60"]
+    assert sleeps == []

@@ -6,7 +6,7 @@ import hashlib
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Union
+from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Sequence, Union
 
 import anyio
 import anyio.to_thread
@@ -35,6 +35,7 @@ from ._sync import _core_quote, _expired, _seg, _part_matches
 from .models import (
     Asset,
     AssetDeleted,
+    AssetListItem,
     Bill,
     CancelResult,
     Model,
@@ -46,6 +47,10 @@ from .models import (
     Upload,
     Voice,
     Wallet,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEndpointDeleted,
+    WebhookRetryAccepted,
 )
 
 __all__ = ["AsyncGensvc"]
@@ -90,6 +95,7 @@ class AsyncGensvc:
         self.uploads = Uploads(self)
         self.assets = Assets(self)
         self.voices = Voices(self)
+        self.webhook_endpoints = WebhookEndpoints(self)
 
     # -- lifecycle --------------------------------------------------------------------------
     async def aclose(self) -> None:
@@ -115,6 +121,7 @@ class AsyncGensvc:
         auth: bool = True,
         idempotent: bool = True,
         stream: bool = False,
+        timeout: Any = httpx.USE_CLIENT_DEFAULT,  # a Timeout for this request (a waiting read outlasts the default)
     ) -> httpx.Response:
         """Sends a request, retrying what may be retried; raises :class:`APIError` on refusal."""
         url = path if path.startswith(("http://", "https://")) else self.base_url + path
@@ -125,7 +132,7 @@ class AsyncGensvc:
         attempt = 0
         while True:
             body = content() if callable(content) else content
-            request = self._http.build_request(method, url, params=params, json=json, content=body, headers=all_headers)
+            request = self._http.build_request(method, url, params=params, json=json, content=body, headers=all_headers, timeout=timeout)
             try:
                 response = await self._http.send(request, stream=stream)
             except httpx.TransportError as exc:
@@ -145,6 +152,21 @@ class AsyncGensvc:
             await response.aclose()
             await self._sleep(delay)
             attempt += 1
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        json: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+        idempotent: Optional[bool] = None,
+    ) -> Any:
+        """Any API call, as :meth:`Gensvc.request`: the parsed JSON answer (None for an empty one)."""
+        safe = method.upper() in ("GET", "HEAD", "PUT", "DELETE", "OPTIONS") if idempotent is None else idempotent
+        response = await self._request(method.upper(), path, params=params, json=json, headers=headers, idempotent=safe)
+        return response.json() if response.content else None
 
     # -- catalogue --------------------------------------------------------------------------
     async def capabilities(self) -> List[str]:
@@ -175,18 +197,32 @@ class AsyncGensvc:
 
         ``on_quote(quote)`` sees the amounts before anything is reserved (raise in it to stop);
         ``max_amount`` refuses a quote that would reserve more (:class:`QuoteAboveLimitError`).
+        ``idempotency_key`` makes the run resumable: running again with the same key follows
+        the task that key created (the API's 409 names it) instead of creating another.
         Returns the succeeded task with its ``output``; raises :class:`TaskFailedError` or
         :class:`TaskCanceledError` when it ends otherwise (nothing is charged then), and
         :class:`WaitTimeoutError` when it is still going after ``timeout`` seconds.
         """
         limit = _core.as_amount(max_amount) if max_amount is not None else None
+        if capability is None:
+            capability = choose_capability(await self.models.get(model))
         quote = await self.quotes.create(model, input, capability=capability, options=options)
         if on_quote is not None:
             on_quote(quote)
         if limit is not None and Decimal(quote.max_amount) > limit:
             raise QuoteAboveLimitError(quote, str(max_amount))
-        task = await self.tasks.create(quote.quote_id, title=title, idempotency_key=idempotency_key)
-        task = await self.tasks.wait(task.id, timeout=timeout, poll_interval=poll_interval, max_poll_interval=max_poll_interval)
+        try:
+            task = await self.tasks.create(quote.quote_id, title=title, idempotency_key=idempotency_key)
+        except ConflictError as exc:
+            # The key created a task before (a crash, a re-run): follow it when it is this request's.
+            found = _core.key_conflict_task_id(exc)
+            if found is None:
+                raise
+            task = await self.tasks.get(found)
+            if task.model != model or task.capability != capability:
+                raise
+        if not (task.done and task.settlement_status != "reserved"):
+            task = await self.tasks.wait(task.id, timeout=timeout, poll_interval=poll_interval, max_poll_interval=max_poll_interval)
         if task.status == "failed":
             raise TaskFailedError(task)
         if task.status == "canceled":
@@ -272,14 +308,16 @@ class Tasks(_Resource):
         poll_interval: float = 0.5,
         max_poll_interval: float = 5.0,
     ) -> Task:
-        """Polls the task with growing intervals until it is ``succeeded``, ``failed`` or
-        ``canceled`` and settled (``charged_amount`` known, the rest released), and returns
-        it; :class:`WaitTimeoutError` when it is not finished after ``timeout`` seconds."""
+        """As :meth:`Gensvc.tasks.wait`: reads with ``Prefer: wait`` until the task is finished
+        and settled; the intervals space the reads only when a server does not honour it."""
         schedule = _core.WaitSchedule(timeout, poll_interval, max_poll_interval)
         while True:
-            task = await self.get(task_id)
+            wait = _core.prefer_wait(schedule.deadline)
+            response = await self._client._request("GET", f"/v1/tasks/{_seg(task_id)}", headers={"Prefer": f"wait={wait}"}, timeout=_core.waiting_timeout(wait))
+            task = parse(response, Task)
             if task.done and task.settlement_status != "reserved":
                 return task
+            honoured = "preference-applied" in response.headers
             if task.done:  # settlement follows the status within moments: look again soon
                 schedule.interval = poll_interval
             sleep = schedule.next_sleep()
@@ -287,7 +325,8 @@ class Tasks(_Resource):
                 if task.done:
                     return task
                 raise WaitTimeoutError(task, timeout or 0.0)
-            await self._client._sleep(sleep)
+            if not honoured:
+                await self._client._sleep(sleep)
 
 
 class WalletResource(_Resource):
@@ -405,6 +444,15 @@ class Uploads(_Resource):
 
 
 class Assets(_Resource):
+    async def list(self, *, page: Optional[int] = None, limit: Optional[int] = None, q: Optional[str] = None) -> Page[AssetListItem]:
+        """One page of the caller's assets, newest first (``q``: part of the name, any case)."""
+        return parse(await self._client._request("GET", "/v1/assets", params=list_params(page, limit, {"q": q})), Page[AssetListItem])
+
+    async def iter(self, *, limit: int = 100, q: Optional[str] = None) -> AsyncIterator[AssetListItem]:
+        """Every asset (matching ``q``), page after page (each once)."""
+        async for item in _aiterate(lambda page: self.list(page=page, limit=limit, q=q)):
+            yield item
+
     async def get(self, asset_id: str) -> Asset:
         """The asset with fresh signed links (valid one hour)."""
         return parse(await self._client._request("GET", f"/v1/assets/{_seg(asset_id)}"), Asset)
@@ -484,6 +532,63 @@ class Assets(_Resource):
                 asset = await self.get(asset_id)
         os.replace(part, dest)
         return dest
+
+
+class WebhookEndpoints(_Resource):
+    """As :class:`gensvc._sync.WebhookEndpoints`, awaited."""
+
+    async def create(self, url: str, events: Sequence[str], *, description: Optional[str] = None) -> WebhookEndpoint:
+        body: dict[str, Any] = {"url": url, "events": list(events)}
+        if description is not None:
+            body["description"] = description
+        return parse(await self._client._request("POST", "/v1/webhook-endpoints", json=body, idempotent=False), WebhookEndpoint)
+
+    async def list(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> Page[WebhookEndpoint]:
+        return parse(await self._client._request("GET", "/v1/webhook-endpoints", params=list_params(page, limit, {})), Page[WebhookEndpoint])
+
+    async def iter(self, *, limit: int = 100) -> AsyncIterator[WebhookEndpoint]:
+        async for item in _aiterate(lambda page: self.list(page=page, limit=limit)):
+            yield item
+
+    async def get(self, endpoint_id: str) -> WebhookEndpoint:
+        return parse(await self._client._request("GET", f"/v1/webhook-endpoints/{_seg(endpoint_id)}"), WebhookEndpoint)
+
+    async def delete(self, endpoint_id: str) -> WebhookEndpointDeleted:
+        return parse(await self._client._request("DELETE", f"/v1/webhook-endpoints/{_seg(endpoint_id)}"), WebhookEndpointDeleted)
+
+    async def rotate_secret(self, endpoint_id: str) -> WebhookEndpoint:
+        path = f"/v1/webhook-endpoints/{_seg(endpoint_id)}/rotate-secret"
+        return parse(await self._client._request("POST", path, json={}, idempotent=False), WebhookEndpoint)
+
+    async def deliveries(self, endpoint_id: str, *, page: Optional[int] = None, limit: Optional[int] = None) -> Page[WebhookDelivery]:
+        path = f"/v1/webhook-endpoints/{_seg(endpoint_id)}/deliveries"
+        return parse(await self._client._request("GET", path, params=list_params(page, limit, {})), Page[WebhookDelivery])
+
+    async def iter_deliveries(self, endpoint_id: str, *, limit: int = 100) -> AsyncIterator[WebhookDelivery]:
+        async for item in _aiterate(lambda page: self.deliveries(endpoint_id, page=page, limit=limit)):
+            yield item
+
+    async def retry_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookRetryAccepted:
+        path = f"/v1/webhook-endpoints/{_seg(endpoint_id)}/deliveries/{_seg(delivery_id)}/retry"
+        return parse(await self._client._request("POST", path, json={}), WebhookRetryAccepted)
+
+
+async def _aiterate(fetch: Callable[[int], Awaitable[Page[Any]]]) -> AsyncIterator[Any]:
+    """Every item of every page, each once (one pushed onto the next page by a newer one is skipped)."""
+    seen: set[str] = set()
+    page = 1
+    while True:
+        result = await fetch(page)
+        for item in result.data:
+            key = getattr(item, "id", None)
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+            yield item
+        if not result.has_more or not result.data:
+            return
+        page += 1
 
 
 class Voices(_Resource):

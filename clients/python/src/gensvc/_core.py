@@ -6,7 +6,9 @@ from __future__ import annotations
 import email.utils
 import os
 import random
+import re
 import time
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -22,8 +24,10 @@ DEFAULT_BASE_URL = "http://127.0.0.1:3000"
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 USER_AGENT = f"gensvc-python/{__version__}"
 
-#: Statuses a retry may cure.
-RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Statuses a retry may cure (the TypeScript SDK retries the same ones).
+RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: The longest ``Prefer: wait`` the service honours, in seconds.
+MAX_PREFER_WAIT = 60
 #: The longest ``Retry-After`` the client sleeps through before giving up and raising.
 MAX_RETRY_AFTER = 60.0
 
@@ -164,6 +168,27 @@ def list_params(page: Optional[int], limit: Optional[int], filters: Mapping[str,
             value = value.isoformat()
         params[key] = str(value)
     return params
+
+
+def prefer_wait(deadline: Optional[float]) -> int:
+    """Seconds of ``Prefer: wait`` for the next read of a task: up to 60, not past the deadline (at least 1)."""
+    if deadline is None:
+        return MAX_PREFER_WAIT
+    return max(1, min(MAX_PREFER_WAIT, int(deadline - time.monotonic())))
+
+
+def waiting_timeout(wait: int) -> httpx.Timeout:
+    """A read timeout that outlasts a ``Prefer: wait`` answer."""
+    return httpx.Timeout(wait + 30.0, connect=10.0)
+
+
+def key_conflict_task_id(exc: APIError) -> Optional[str]:
+    """The task an Idempotency-Key created, from a 409 IDEMPOTENCY_CONFLICT's ``Location``."""
+    if exc.code != "IDEMPOTENCY_CONFLICT":
+        return None
+    location = exc.headers.get("location") or ""
+    m = re.match(r"^/v1/tasks/([^/?#]+)$", location)
+    return urllib.parse.unquote(m.group(1)) if m else None
 
 
 class WaitSchedule:

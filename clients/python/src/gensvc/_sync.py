@@ -7,7 +7,7 @@ import os
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 import httpx
 from typing_extensions import Unpack
@@ -33,6 +33,7 @@ from ._shared import ListFilters, choose_capability, download_plan, part_path, q
 from .models import (
     Asset,
     AssetDeleted,
+    AssetListItem,
     Bill,
     CancelResult,
     Model,
@@ -44,6 +45,10 @@ from .models import (
     Upload,
     Voice,
     Wallet,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEndpointDeleted,
+    WebhookRetryAccepted,
 )
 
 __all__ = ["Gensvc"]
@@ -88,6 +93,7 @@ class Gensvc:
         self.uploads = Uploads(self)
         self.assets = Assets(self)
         self.voices = Voices(self)
+        self.webhook_endpoints = WebhookEndpoints(self)
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self) -> None:
@@ -113,6 +119,7 @@ class Gensvc:
         auth: bool = True,
         idempotent: bool = True,
         stream: bool = False,
+        timeout: Any = httpx.USE_CLIENT_DEFAULT,  # a Timeout for this request (a waiting read outlasts the default)
     ) -> httpx.Response:
         """Sends a request, retrying what may be retried; raises :class:`APIError` on refusal."""
         url = path if path.startswith(("http://", "https://")) else self.base_url + path
@@ -123,7 +130,7 @@ class Gensvc:
         attempt = 0
         while True:
             body = content() if callable(content) else content
-            request = self._http.build_request(method, url, params=params, json=json, content=body, headers=all_headers)
+            request = self._http.build_request(method, url, params=params, json=json, content=body, headers=all_headers, timeout=timeout)
             try:
                 response = self._http.send(request, stream=stream)
             except httpx.TransportError as exc:
@@ -143,6 +150,24 @@ class Gensvc:
             response.close()
             self._sleep(delay)
             attempt += 1
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        json: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+        idempotent: Optional[bool] = None,
+    ) -> Any:
+        """Any API call, with the client's credential, retries and typed errors; the parsed
+        JSON answer (None for an empty one). ``idempotent`` (default: True for GET, HEAD, PUT,
+        DELETE) says whether a repeat is harmless, which decides what is retried; a POST is
+        only when it carries its idempotency key."""
+        safe = method.upper() in ("GET", "HEAD", "PUT", "DELETE", "OPTIONS") if idempotent is None else idempotent
+        response = self._request(method.upper(), path, params=params, json=json, headers=headers, idempotent=safe)
+        return response.json() if response.content else None
 
     # -- catalogue --------------------------------------------------------------------------
     def capabilities(self) -> List[str]:
@@ -173,18 +198,32 @@ class Gensvc:
 
         ``on_quote(quote)`` sees the amounts before anything is reserved (raise in it to stop);
         ``max_amount`` refuses a quote that would reserve more (:class:`QuoteAboveLimitError`).
+        ``idempotency_key`` makes the run resumable: running again with the same key follows
+        the task that key created (the API's 409 names it) instead of creating another.
         Returns the succeeded task with its ``output``; raises :class:`TaskFailedError` or
         :class:`TaskCanceledError` when it ends otherwise (nothing is charged then), and
         :class:`WaitTimeoutError` when it is still going after ``timeout`` seconds.
         """
         limit = _core.as_amount(max_amount) if max_amount is not None else None
+        if capability is None:
+            capability = choose_capability(self.models.get(model))
         quote = self.quotes.create(model, input, capability=capability, options=options)
         if on_quote is not None:
             on_quote(quote)
         if limit is not None and Decimal(quote.max_amount) > limit:
             raise QuoteAboveLimitError(quote, str(max_amount))
-        task = self.tasks.create(quote.quote_id, title=title, idempotency_key=idempotency_key)
-        task = self.tasks.wait(task.id, timeout=timeout, poll_interval=poll_interval, max_poll_interval=max_poll_interval)
+        try:
+            task = self.tasks.create(quote.quote_id, title=title, idempotency_key=idempotency_key)
+        except ConflictError as exc:
+            # The key created a task before (a crash, a re-run): follow it when it is this request's.
+            found = _core.key_conflict_task_id(exc)
+            if found is None:
+                raise
+            task = self.tasks.get(found)
+            if task.model != model or task.capability != capability:
+                raise
+        if not (task.done and task.settlement_status != "reserved"):
+            task = self.tasks.wait(task.id, timeout=timeout, poll_interval=poll_interval, max_poll_interval=max_poll_interval)
         if task.status == "failed":
             raise TaskFailedError(task)
         if task.status == "canceled":
@@ -260,14 +299,20 @@ class Tasks(_Resource):
         poll_interval: float = 0.5,
         max_poll_interval: float = 5.0,
     ) -> Task:
-        """Polls the task with growing intervals until it is ``succeeded``, ``failed`` or
-        ``canceled`` and settled (``charged_amount`` known, the rest released), and returns
-        it; :class:`WaitTimeoutError` when it is not finished after ``timeout`` seconds."""
+        """Waits until the task is ``succeeded``, ``failed`` or ``canceled`` and settled
+        (``charged_amount`` known, the rest released), and returns it; :class:`WaitTimeoutError`
+        when it is not finished after ``timeout`` seconds. Each read asks the server to answer
+        only once the task is finished or after up to 60 seconds (``Prefer: wait``), so nothing
+        polls; ``poll_interval`` growing to ``max_poll_interval`` spaces the reads only when a
+        server does not honour that preference."""
         schedule = _core.WaitSchedule(timeout, poll_interval, max_poll_interval)
         while True:
-            task = self.get(task_id)
+            wait = _core.prefer_wait(schedule.deadline)
+            response = self._client._request("GET", f"/v1/tasks/{_seg(task_id)}", headers={"Prefer": f"wait={wait}"}, timeout=_core.waiting_timeout(wait))
+            task = parse(response, Task)
             if task.done and task.settlement_status != "reserved":
                 return task
+            honoured = "preference-applied" in response.headers
             if task.done:  # settlement follows the status within moments: look again soon
                 schedule.interval = poll_interval
             sleep = schedule.next_sleep()
@@ -275,7 +320,8 @@ class Tasks(_Resource):
                 if task.done:
                     return task
                 raise WaitTimeoutError(task, timeout or 0.0)
-            self._client._sleep(sleep)
+            if not honoured:
+                self._client._sleep(sleep)
 
 
 class WalletResource(_Resource):
@@ -383,6 +429,15 @@ class Uploads(_Resource):
 
 
 class Assets(_Resource):
+    def list(self, *, page: Optional[int] = None, limit: Optional[int] = None, q: Optional[str] = None) -> Page[AssetListItem]:
+        """One page of the caller's assets, newest first (``q``: part of the name, any case),
+        each with fresh links, its ``source`` and, for a result, its ``task_id``."""
+        return parse(self._client._request("GET", "/v1/assets", params=list_params(page, limit, {"q": q})), Page[AssetListItem])
+
+    def iter(self, *, limit: int = 100, q: Optional[str] = None) -> Iterator[AssetListItem]:
+        """Every asset (matching ``q``), page after page (each once)."""
+        return _iterate(lambda page: self.list(page=page, limit=limit, q=q))
+
     def get(self, asset_id: str) -> Asset:
         """The asset with fresh signed links (valid one hour)."""
         return parse(self._client._request("GET", f"/v1/assets/{_seg(asset_id)}"), Asset)
@@ -462,6 +517,50 @@ class Assets(_Resource):
                 asset = self.get(asset_id)
         os.replace(part, dest)
         return dest
+
+
+class WebhookEndpoints(_Resource):
+    """Addresses that receive signed result notifications, and their deliveries. The signing
+    ``secret`` is in the answers of :meth:`create` and :meth:`rotate_secret` only; neither is
+    repeated after a lost answer (a second create makes a second endpoint, a second rotation
+    another secret)."""
+
+    def create(self, url: str, events: Sequence[str], *, description: Optional[str] = None) -> WebhookEndpoint:
+        """``events``: event types (``task.succeeded``, ...) or ``["*"]``."""
+        body: dict[str, Any] = {"url": url, "events": list(events)}
+        if description is not None:
+            body["description"] = description
+        return parse(self._client._request("POST", "/v1/webhook-endpoints", json=body, idempotent=False), WebhookEndpoint)
+
+    def list(self, *, page: Optional[int] = None, limit: Optional[int] = None) -> Page[WebhookEndpoint]:
+        return parse(self._client._request("GET", "/v1/webhook-endpoints", params=list_params(page, limit, {})), Page[WebhookEndpoint])
+
+    def iter(self, *, limit: int = 100) -> Iterator[WebhookEndpoint]:
+        return _iterate(lambda page: self.list(page=page, limit=limit))
+
+    def get(self, endpoint_id: str) -> WebhookEndpoint:
+        return parse(self._client._request("GET", f"/v1/webhook-endpoints/{_seg(endpoint_id)}"), WebhookEndpoint)
+
+    def delete(self, endpoint_id: str) -> WebhookEndpointDeleted:
+        """Nothing is sent to it afterwards."""
+        return parse(self._client._request("DELETE", f"/v1/webhook-endpoints/{_seg(endpoint_id)}"), WebhookEndpointDeleted)
+
+    def rotate_secret(self, endpoint_id: str) -> WebhookEndpoint:
+        """A new secret (in the answer); the previous one keeps signing beside it for 24 hours."""
+        return parse(self._client._request("POST", f"/v1/webhook-endpoints/{_seg(endpoint_id)}/rotate-secret", json={}, idempotent=False), WebhookEndpoint)
+
+    def deliveries(self, endpoint_id: str, *, page: Optional[int] = None, limit: Optional[int] = None) -> Page[WebhookDelivery]:
+        """The endpoint's deliveries, newest first, each with its attempts."""
+        path = f"/v1/webhook-endpoints/{_seg(endpoint_id)}/deliveries"
+        return parse(self._client._request("GET", path, params=list_params(page, limit, {})), Page[WebhookDelivery])
+
+    def iter_deliveries(self, endpoint_id: str, *, limit: int = 100) -> Iterator[WebhookDelivery]:
+        return _iterate(lambda page: self.deliveries(endpoint_id, page=page, limit=limit))
+
+    def retry_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookRetryAccepted:
+        """Sends the delivery again (the same message, the same ``webhook-id``); repeating is harmless."""
+        path = f"/v1/webhook-endpoints/{_seg(endpoint_id)}/deliveries/{_seg(delivery_id)}/retry"
+        return parse(self._client._request("POST", path, json={}), WebhookRetryAccepted)
 
 
 class Voices(_Resource):

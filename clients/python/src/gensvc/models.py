@@ -234,6 +234,13 @@ class Asset(APIModel):
     links_expire_at: datetime
 
 
+class AssetListItem(Asset):
+    """An asset as ``GET /v1/assets`` lists it: where it came from and, for a result, its task."""
+
+    source: str
+    task_id: Optional[str]
+
+
 class AssetDeleted(APIModel):
     """The answer of ``DELETE /v1/assets/{id}``."""
 
@@ -261,6 +268,49 @@ class Voice(APIModel):
     created_at: datetime
     updated_at: datetime
     deletion: VoiceDeletion
+
+
+class WebhookEndpoint(APIModel):
+    """An address that receives result notifications; ``secret`` only when created or rotated."""
+
+    id: str
+    url: str
+    events: List[str]
+    description: Optional[str]
+    status: str
+    created_at: datetime
+    secret: Optional[str] = None
+
+
+class WebhookEndpointDeleted(APIModel):
+    id: str
+    deleted: bool
+
+
+class WebhookAttempt(APIModel):
+    """One attempt of a delivery: when, the receiver's status (None without an answer), how long, why it failed."""
+
+    at: datetime
+    status_code: Optional[int]
+    duration_ms: int
+    error: Optional[str]
+
+
+class WebhookDelivery(APIModel):
+    """One message to one endpoint and its attempts; ``message_id`` is the ``webhook-id``."""
+
+    id: str
+    message_id: str
+    event_type: str
+    status: str
+    attempts: List[WebhookAttempt]
+    next_attempt_at: Optional[datetime]
+    created_at: datetime
+
+
+class WebhookRetryAccepted(APIModel):
+    id: str
+    status: str
 
 
 T = TypeVar("T")
