@@ -81,6 +81,9 @@ const pick = (a: Args, keys: string[]) => Object.fromEntries(keys.filter((k) => 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 const STATUS_STEP: Record<string, number> = { queued: 1, running: 2, succeeded: 3, failed: 3, canceled: 3 };
 
+/** The Idempotency-Key of a task creation as a tool argument (8 to 150 characters, as the API takes it). */
+const idempotencyKey = (description: string): JsonSchema => ({ type: 'string', minLength: 8, maxLength: 150, description });
+
 /** How long tasks.run waits for the task (within the usual 60-second request timeout of MCP clients). */
 const RUN_WAIT_S = 55;
 
@@ -120,12 +123,7 @@ const SPECS: Spec[] = [
     path: '/v1/tasks',
     extra: {
       properties: {
-        idempotency_key: {
-          type: 'string',
-          minLength: 8,
-          maxLength: 150,
-          description: 'one key per intended task (the Idempotency-Key header): repeating the call with the same key and arguments returns the same task',
-        },
+        idempotency_key: idempotencyKey('one key per intended task (the Idempotency-Key header): repeating the call with the same key and arguments returns the same task'),
       },
       required: ['idempotency_key'],
     },
@@ -154,12 +152,7 @@ const SPECS: Spec[] = [
     },
     extra: {
       properties: {
-        idempotency_key: {
-          type: 'string',
-          minLength: 8,
-          maxLength: 150,
-          description: 'one key per intended task: calling again with the same key follows the task it created (no second task or charge)',
-        },
+        idempotency_key: idempotencyKey('one key per intended task: calling again with the same key follows the task it created (no second task or charge)'),
         title: { type: 'string', minLength: 1, maxLength: 200, description: 'task title, 1 to 200 characters after trimming' },
         max_amount: {
           type: 'string',
