@@ -101,7 +101,7 @@ describe('processes sharing one data directory', () => {
   });
 
   it('holds the per-account and platform-wide receive limits across two processes', async () => {
-    const [x, y, z] = [await account(), await account(), await account()];
+    const [x, y, z, v, w] = [await account(), await account(), await account(), await account(), await account()];
     const a = await start({ PROCESS_ROLE: 'api' });
     const b = await start({ PROCESS_ROLE: 'api' });
     const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
@@ -142,8 +142,11 @@ describe('processes sharing one data directory', () => {
     expect(((await third.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    // Account y fills the platform's four receives through process b; z is refused in a.
-    const sy = [slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, y))];
+    // x's receive in process b ends; accounts y, v and w fill the platform's four receives with
+    // one each through process b (each at its fair share, so nobody gives way); z is refused in a.
+    sx2.finish();
+    expect(await sx2.done).toBe(200);
+    const sy = [slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, v)), slowPut(b.url, await prepared(b.url, w))];
     const zp = await prepared(a.url, z);
     await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
     const refused = await put(a.url, z, zp);
@@ -154,8 +157,43 @@ describe('processes sharing one data directory', () => {
     sy[0].finish();
     expect(await sy[0].done).toBe(200);
     expect((await put(a.url, z, zp)).status).toBe(200);
-    for (const s of [sx1, sx2, sy[1]]) s.finish();
-    expect(await Promise.all([sx1.done, sx2.done, sy[1].done])).toEqual([200, 200, 200]);
+    for (const s of [sx1, sy[1], sy[2]]) s.finish();
+    expect(await Promise.all([sx1.done, sy[1].done, sy[2].done])).toEqual([200, 200, 200]);
+  });
+
+  it('gives an account below its fair share a receive slot held in another process', async () => {
+    const [x, y, z] = [await account(), await account(), await account()];
+    const a = await start({ PROCESS_ROLE: 'api' });
+    const b = await start({ PROCESS_ROLE: 'api' });
+    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
+    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
+    const prepared = async (base: string, key: string) => (await call(base, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() })).body as { upload_id: string; upload: { headers: Record<string, string> } };
+    const slowPut = (base: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) => {
+      const u = new URL(base);
+      const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: `/v1/uploads/${p.upload_id}/content`, headers: { ...p.upload.headers, 'content-length': png.length } });
+      const done = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+      });
+      req.write(png.subarray(0, 10));
+      return { req, done, finish: () => req.end(png.subarray(10)) };
+    };
+    const put = (base: string, key: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) =>
+      fetch(`${base}/v1/uploads/${p.upload_id}/content`, { method: 'PUT', headers: p.upload.headers, body: png });
+    // x and y hold the four receives in process b.
+    const held = [slowPut(b.url, await prepared(b.url, x)), slowPut(b.url, await prepared(b.url, x)), slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, y))];
+    const zp = await prepared(a.url, z);
+    await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
+    // One of them gives way in process b (429) and its slot goes to z in process a.
+    const gaveWay = await Promise.race(held.map(async (h) => ({ h, status: await h.done })));
+    expect(gaveWay.status).toBe(429);
+    await until('z receives', async () => (await put(a.url, z, zp)).status === 200);
+    const rest = held.filter((h) => h !== gaveWay.h);
+    for (const h of rest) h.finish();
+    expect(await Promise.all(rest.map((h) => h.done))).toEqual([200, 200, 200]);
   });
 
   it('holds the 8 unfinished uploads per account across two processes preparing at once', async () => {

@@ -381,46 +381,6 @@ describe('upload limits', () => {
     await prepare(t, a, metaOf(bytes, 'text/plain', 'more.txt')).expect(200);
   });
 
-  it('receives at most 2 files at once per account and 4 across the service (429 UPLOAD_BUSY with Retry-After)', async () => {
-    const bytes = fixture('image.png');
-    const accounts = await Promise.all([0, 1, 2].map(() => createAccount(t)));
-    const open: ReturnType<typeof openRequest>[] = [];
-    const start = async (acc: TestAccount) => {
-      const p = await prepare(t, acc, metaOf(bytes, 'image/png')).expect(200);
-      return { p: p.body, slow: openRequest(t, 'PUT', `/v1/uploads/${p.body.upload_id}/content`, { ...p.body.upload.headers, 'Content-Length': bytes.length }) };
-    };
-    const uploading = async (id: string, acc: TestAccount) =>
-      until(async () => (await t.http().get(`/v1/uploads/${id}`).set(bearer(acc))).body.status === 'uploading');
-    for (const acc of [accounts[0], accounts[0]]) {
-      const s = await start(acc);
-      s.slow.req.write(bytes.subarray(0, 10));
-      open.push(s.slow);
-      await uploading(s.p.upload_id, acc);
-    }
-    // A third receive of the same account.
-    const third = await prepare(t, accounts[0], metaOf(bytes, 'image/png')).expect(200);
-    const busy = await putContent(t, third.body, bytes).expect(429);
-    expectError(busy.body, 'UPLOAD_BUSY');
-    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
-    // Another account fills the service's 4 receives; a fifth from a third account is refused.
-    for (const acc of [accounts[1], accounts[1]]) {
-      const s = await start(acc);
-      s.slow.req.write(bytes.subarray(0, 10));
-      open.push(s.slow);
-      await uploading(s.p.upload_id, acc);
-    }
-    const fifth = await prepare(t, accounts[2], metaOf(bytes, 'image/png')).expect(200);
-    const platformBusy = await putContent(t, fifth.body, bytes).expect(429);
-    expectError(platformBusy.body, 'UPLOAD_BUSY');
-    // Direct uploads count as receives too.
-    const direct = await t.http().post('/v1/uploads').set(bearer(accounts[2])).set('Content-Type', 'image/png').set('X-Filename', 'a.png').send(bytes).expect(429);
-    expectError(direct.body, 'UPLOAD_BUSY');
-    // The upload the client was refused is still there, to be sent later (rule 10).
-    for (const s of open) s.req.end(bytes.subarray(10));
-    for (const s of open) expect((await s.response).status).toBe(200);
-    await putContent(t, fifth.body, bytes).expect(200);
-  });
-
   it('gives one receive a time limit; a too-slow write is refused and the upload stays usable', async () => {
     const a = await createAccount(t);
     const bytes = fixture('image.png');
@@ -458,6 +418,155 @@ describe('upload limits', () => {
     expect(res.status).toBe(413);
     expectError(res.body, 'PAYLOAD_TOO_LARGE');
     stream.req.destroy();
+  });
+});
+
+describe('receive slots: per account, across the service, a fair share, and a pace', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ overrides: { assets: { limits: { yieldCheckMs: 100, paceWindowMs: 60_000 } } } });
+  });
+  afterAll(() => t.close());
+
+  it('receives at most 2 files at once per account and 4 across the service (429 UPLOAD_BUSY with Retry-After)', async () => {
+    const bytes = fixture('image.png');
+    const accounts = await Promise.all([0, 1, 2, 3, 4].map(() => createAccount(t)));
+    const open: ReturnType<typeof openRequest>[] = [];
+    const start = async (acc: TestAccount) => {
+      const p = await prepare(t, acc, metaOf(bytes, 'image/png')).expect(200);
+      const slow = openRequest(t, 'PUT', `/v1/uploads/${p.body.upload_id}/content`, { ...p.body.upload.headers, 'Content-Length': bytes.length });
+      slow.req.write(bytes.subarray(0, 10));
+      await until(async () => (await t.http().get(`/v1/uploads/${p.body.upload_id}`).set(bearer(acc))).body.status === 'uploading');
+      return slow;
+    };
+    const first = await start(accounts[0]);
+    open.push(await start(accounts[0]));
+    // A third receive of the same account.
+    const third = await prepare(t, accounts[0], metaOf(bytes, 'image/png')).expect(200);
+    const busy = await putContent(t, third.body, bytes).expect(429);
+    expectError(busy.body, 'UPLOAD_BUSY');
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+    first.req.end(bytes.subarray(10));
+    expect((await first.response).status).toBe(200);
+    // Four accounts with one receive each fill the service (each at its fair share); a fifth account is refused.
+    for (const acc of accounts.slice(1, 4)) open.push(await start(acc));
+    const fifth = await prepare(t, accounts[4], metaOf(bytes, 'image/png')).expect(200);
+    const platformBusy = await putContent(t, fifth.body, bytes).expect(429);
+    expectError(platformBusy.body, 'UPLOAD_BUSY');
+    // Direct uploads count as receives too.
+    const direct = await t.http().post('/v1/uploads').set(bearer(accounts[4])).set('Content-Type', 'image/png').set('X-Filename', 'a.png').send(bytes).expect(429);
+    expectError(direct.body, 'UPLOAD_BUSY');
+    // The upload the client was refused is still there, to be sent later (rule 10); nobody gave way (no account was above its share).
+    for (const s of open) s.req.end(bytes.subarray(10));
+    for (const s of open) expect((await s.response).status).toBe(200);
+    await putContent(t, fifth.body, bytes).expect(200);
+  });
+
+  it('gives an account below its fair share a slot: a receive of an account holding more gives way (429 UPLOAD_BUSY), and the freed slot is kept for the waiting account', async () => {
+    const bytes = Buffer.alloc(200 * 1024, 'a');
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => createAccount(t)));
+    const opened: { acc: TestAccount; upload: string; prepared: { upload_id: string; upload: { headers: Record<string, string> } }; slow: ReturnType<typeof openRequest> }[] = [];
+    for (const acc of [a, a, b, b]) {
+      const p = await prepare(t, acc, metaOf(bytes, 'text/plain')).expect(200);
+      const slow = openRequest(t, 'PUT', `/v1/uploads/${p.body.upload_id}/content`, { ...p.body.upload.headers, 'Content-Length': bytes.length });
+      slow.req.write(bytes.subarray(0, 10));
+      await until(async () => (await t.http().get(`/v1/uploads/${p.body.upload_id}`).set(bearer(acc))).body.status === 'uploading');
+      opened.push({ acc, upload: p.body.upload_id, prepared: p.body, slow });
+    }
+    // Two accounts hold the service's 4 receives; a third account is refused at first...
+    const waiting = await prepare(t, c, metaOf(bytes, 'text/plain')).expect(200);
+    const refused = await putContent(t, waiting.body, bytes).expect(429);
+    expectError(refused.body, 'UPLOAD_BUSY');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // ...and one receive of an account above its share (2 of 4 with 3 accounts: 1 each) gives way.
+    const gaveWay = await Promise.race(opened.map(async (o) => ({ o, res: await o.slow.response })));
+    expect(gaveWay.res.status).toBe(429);
+    expectError(gaveWay.res.body, 'UPLOAD_BUSY');
+    expect(Number(gaveWay.res.headers['retry-after'])).toBeGreaterThan(0);
+    await until(async () => (await t.http().get(`/v1/uploads/${gaveWay.o.upload}`).set(bearer(gaveWay.o.acc))).body.status === 'prepared');
+    // The freed slot is kept for the account that waited: the one that gave way cannot take it back.
+    const again = await prepare(t, gaveWay.o.acc, metaOf(bytes, 'text/plain')).expect(200);
+    expectError((await putContent(t, again.body, bytes).expect(429)).body, 'UPLOAD_BUSY');
+    const done = await putContent(t, waiting.body, bytes).expect(200);
+    expect(done.body.status).toBe('uploaded');
+    // The others finish as usual.
+    const rest = opened.filter((o) => o !== gaveWay.o);
+    for (const o of rest) o.slow.req.end(bytes.subarray(10));
+    for (const o of rest) expect((await o.slow.response).status).toBe(200);
+    // The upload that gave way is sent again, whole.
+    expect((await putContent(t, gaveWay.o.prepared, bytes).expect(200)).body.status).toBe('uploaded');
+  });
+});
+
+describe('a receive too slow to finish in time is ended early and frees its slot', () => {
+  let t: TestApp;
+  let acc: TestAccount;
+  beforeAll(async () => {
+    // A 1-second pace window here (10 s in production); the 60-second receive limit as in production.
+    t = await startTestApp({ overrides: { assets: { limits: { paceWindowMs: 1000 } } } });
+    acc = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  /** Writes `bytes` in pieces of `size` every `everyMs` until the request is answered. */
+  const dribble = (slow: ReturnType<typeof openRequest>, bytes: Buffer, size: number, everyMs: number) => {
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= bytes.length || slow.req.destroyed) return;
+      slow.req.write(bytes.subarray(sent, sent + size));
+      sent += size;
+      if (sent >= bytes.length) slow.req.end();
+    }, everyMs);
+    return { stop: () => clearInterval(timer), sent: () => sent };
+  };
+
+  it('ends a prepared upload sent a few bytes at a time within a window, not after 60 s; the upload and both account slots are free again', async () => {
+    const bytes = Buffer.alloc(256 * 1024, 'b');
+    const slowOnes = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await prepare(t, acc, metaOf(bytes, 'text/plain')).expect(200);
+      const slow = openRequest(t, 'PUT', `/v1/uploads/${p.body.upload_id}/content`, { ...p.body.upload.headers, 'Content-Length': bytes.length });
+      slowOnes.push({ p: p.body, slow, started: Date.now(), writer: dribble(slow, bytes, 10, 100) });
+    }
+    for (const s of slowOnes) {
+      const res = await s.slow.response;
+      s.writer.stop();
+      expect(res.status).toBe(400);
+      expectError(res.body, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/too slowly/);
+      expect(Date.now() - s.started).toBeLessThan(10_000);
+      expect(s.writer.sent()).toBeLessThan(bytes.length);
+      s.slow.req.destroy();
+      await until(async () => (await t.http().get(`/v1/uploads/${s.p.upload_id}`).set(bearer(acc))).body.status === 'prepared');
+    }
+    // Both of the account's slots are free: the same uploads go through at once.
+    await Promise.all(slowOnes.map((s) => putContent(t, s.p, bytes).expect(200)));
+  });
+
+  it('lets a small file arrive slowly when the rest still arrives in time at that pace', async () => {
+    const bytes = Buffer.alloc(3000, 'c');
+    const p = await prepare(t, acc, metaOf(bytes, 'text/plain')).expect(200);
+    const slow = openRequest(t, 'PUT', `/v1/uploads/${p.body.upload_id}/content`, { ...p.body.upload.headers, 'Content-Length': bytes.length });
+    const writer = dribble(slow, bytes, 100, 100); // 1 KB/s: three seconds, far below 64 KiB a window
+    const res = await slow.response;
+    writer.stop();
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('uploaded');
+  });
+
+  it('ends a slow direct upload too, with or without Content-Length', async () => {
+    for (const headers of [{ 'Content-Length': 256 * 1024 }, { 'Transfer-Encoding': 'chunked' }] as Record<string, string | number>[]) {
+      const slow = openRequest(t, 'POST', '/v1/uploads', { ...bearer(acc), 'Content-Type': 'text/plain', 'X-Filename': 'slow.txt', ...headers });
+      const started = Date.now();
+      const writer = dribble(slow, Buffer.alloc(256 * 1024, 'd'), 10, 100);
+      const res = await slow.response;
+      writer.stop();
+      slow.req.destroy();
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/too slowly/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    expect((await t.http().get('/v1/assets').set(bearer(acc)).expect(200)).body.data).toEqual([]);
   });
 });
 

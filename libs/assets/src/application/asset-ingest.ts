@@ -5,7 +5,18 @@ import type { AssetSource } from '../domain/asset';
 import { UploadLimits } from '../domain/limits';
 import { AssetRecords, type AssetView } from './asset-records';
 import { loadFileType, type InspectionTarget } from './content-inspector';
+import type { ReceiveSlot } from './receive-slots';
 import { storeInspected } from './store-inspected';
+
+/** How a one-step receive is watched: its slot (to give way), the size it announced, and the errors to report. */
+export interface IngestOptions {
+  readonly slot?: ReceiveSlot;
+  /** Bytes announced (Content-Length), when known: a small file may arrive slowly and still in time. */
+  readonly expectedBytes?: number;
+  readonly timeoutError?: () => Error;
+  readonly slowError?: () => Error;
+  readonly yieldError?: () => Error;
+}
 
 /** The one-step ways in (direct upload, import): checked bytes into storage, then one asset. */
 @Injectable()
@@ -23,13 +34,18 @@ export class AssetIngest implements OnModuleInit {
   }
 
   /** Streams checked bytes into storage and registers them as the account's asset. */
-  async ingest(accountId: string, name: string, body: Readable, target: InspectionTarget, source: AssetSource, timeoutError?: () => Error): Promise<AssetView> {
+  async ingest(accountId: string, name: string, body: Readable, target: InspectionTarget, source: AssetSource, options: IngestOptions = {}): Promise<AssetView> {
     const assetId = newId('ast');
     const blobKey = `assets/${assetId}`;
     const checked = await storeInspected(this.blobs, blobKey, body, target, {
       maxBytes: this.limits.maxFileBytes,
       timeoutMs: source.kind === 'import' ? this.limits.importTimeoutMs : this.limits.receiveTimeoutMs,
-      timeoutError,
+      timeoutError: options.timeoutError,
+      pace: { windowMs: this.limits.paceWindowMs, minBytes: this.limits.paceMinBytes, expectedBytes: options.expectedBytes, error: options.slowError },
+      yielded: options.slot?.yielded,
+      yieldError:
+        options.yieldError ??
+        (() => new AppError('UPLOAD_BUSY', 'the service gave this receive\'s place to another account waiting for one; send the file again later', { 'Retry-After': String(this.limits.retryAfterSeconds) })),
     });
     const state = await this.records.register({
       asset_id: assetId,

@@ -15,6 +15,16 @@ export class UploadLimits {
   readonly platformConcurrentReceives: number = 4;
   /** Time limit of one receive. */
   readonly receiveTimeoutMs: number = 60_000;
+  /**
+   * The pace a receive must keep to finish within its time limit: at least `paceMinBytes` in
+   * every window of `paceWindowMs` (64 KiB in 10 s), unless what is left of a file of known
+   * size still arrives in time at that window's pace. A slower receive is ended early and
+   * frees its slot.
+   */
+  readonly paceWindowMs: number = 10_000;
+  readonly paceMinBytes: number = 65_536;
+  /** How often a receive looks whether its slot was reserved for an account below its fair share. */
+  readonly yieldCheckMs: number = 1_000;
   /** Validity of a signed asset link. */
   readonly linkValidityMs: number = 3_600_000;
   /** Overall time limit of one import download. */

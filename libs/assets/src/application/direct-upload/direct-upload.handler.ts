@@ -36,11 +36,11 @@ export class DirectUploadHandler {
     if (contentLength !== undefined && contentLength > this.limits.maxFileBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than ${this.limits.maxFileBytes} bytes`);
     }
-    const release = await this.slots.acquire(accountId);
+    const slot = await this.slots.acquire(accountId);
     try {
-      return await this.ingest.ingest(accountId, name, cmd.data.body, { mode: 'declared', mime }, { kind: 'direct' });
+      return await this.ingest.ingest(accountId, name, cmd.data.body, { mode: 'declared', mime }, { kind: 'direct' }, { slot, expectedBytes: contentLength });
     } finally {
-      release();
+      slot.release();
     }
   }
 }

@@ -36,7 +36,7 @@ export class ImportAssetHandler {
     const accountId = cmd.data.account_id;
     let url = checkImportUrl(cmd.data.url);
     const name = checkFileName(cmd.data.name, 'name');
-    const release = await this.slots.acquire(accountId);
+    const slot = await this.slots.acquire(accountId);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.limits.importTimeoutMs);
     try {
@@ -76,15 +76,18 @@ export class ImportAssetHandler {
       const source = new URL(url.toString());
       source.search = '';
       source.hash = '';
-      return await this.ingest.ingest(accountId, name, response, { mode: 'detect', hint }, { kind: 'import', url: source.toString() }, () =>
-        failed(`the download took longer than ${Math.round(this.limits.importTimeoutMs / 1000)} seconds`),
-      );
+      return await this.ingest.ingest(accountId, name, response, { mode: 'detect', hint }, { kind: 'import', url: source.toString() }, {
+        slot,
+        expectedBytes: Number.isFinite(length) ? length : undefined,
+        timeoutError: () => failed(`the download took longer than ${Math.round(this.limits.importTimeoutMs / 1000)} seconds`),
+        slowError: () => failed(`the download is too slow to finish within ${Math.round(this.limits.importTimeoutMs / 1000)} seconds`),
+      });
     } catch (err) {
       if (err instanceof ReceiveInterrupted) throw abort.signal.aborted ? failed('the download timed out') : failed('the connection broke off');
       throw err;
     } finally {
       clearTimeout(timer);
-      release();
+      slot.release();
     }
   }
 

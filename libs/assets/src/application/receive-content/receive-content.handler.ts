@@ -57,7 +57,7 @@ export class ReceiveContentHandler {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${state.mime}, the MIME the upload was prepared with`);
     }
 
-    const release = await this.slots.acquire(accountId);
+    const slot = await this.slots.acquire(accountId);
     try {
       const receiveId = randomUUID().replace(/-/g, '');
       const blobKey = `uploads/${uploadId}/${receiveId}`;
@@ -79,7 +79,16 @@ export class ReceiveContentHandler {
           blobKey,
           cmd.data.body,
           { mode: 'declared', mime: state.mime as never, size: state.size, checksum: state.checksum },
-          { maxBytes: this.limits.maxFileBytes, timeoutMs: this.limits.receiveTimeoutMs },
+          {
+            maxBytes: this.limits.maxFileBytes,
+            timeoutMs: this.limits.receiveTimeoutMs,
+            pace: { windowMs: this.limits.paceWindowMs, minBytes: this.limits.paceMinBytes, expectedBytes: state.size },
+            yielded: slot.yielded,
+            yieldError: () =>
+              new AppError('UPLOAD_BUSY', 'the service gave this receive\'s place to another account waiting for one; send the file again later', {
+                'Retry-After': String(this.limits.retryAfterSeconds),
+              }),
+          },
         );
       } catch (err) {
         const code = err instanceof ReceiveInterrupted ? null : err instanceof AppError ? err.code : null;
@@ -96,7 +105,7 @@ export class ReceiveContentHandler {
         throw err;
       }
     } finally {
-      release();
+      slot.release();
     }
   }
 }
