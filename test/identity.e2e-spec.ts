@@ -175,7 +175,7 @@ describe('no credential in the logs', () => {
     setLogDestination(undefined);
   });
 
-  it('logs requests but never keys, passwords, codes, tokens, client secrets or upload tokens', async () => {
+  it('logs requests but never keys, passwords, codes, tokens, client secrets, upload tokens or supplier callback tokens', async () => {
     const secrets: string[] = [];
     const password = 'log-check password 42';
     const a = await createAccount(t, { email: 'logs@example.com', password });
@@ -201,6 +201,12 @@ describe('no credential in the logs', () => {
     secrets.push(upload);
     await t.http().put('/v1/uploads/up_x/content').set('X-Upload-Token', upload).send('x');
     await t.http().get('/v1/models').set('X-Upload-Token', upload);
+    // A supplier callback address carries its task's secret token in the path.
+    const callbackToken = 'cbt_' + 'k9'.repeat(24);
+    secrets.push(callbackToken);
+    await t.http().post(`/v1/supplier-callbacks/${callbackToken}`).set('Content-Type', 'application/json').send('{"status":"succeeded"}');
+    await t.http().post(`/V1/Supplier-Callbacks/${callbackToken}/`).set('Content-Type', 'application/json').send('{}');
+    expect(lines.join('')).toContain('"path":"/v1/supplier-callbacks/[redacted]"');
 
     const log = lines.join('');
     expect(log).toContain('"msg":"request"');
