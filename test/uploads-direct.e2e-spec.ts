@@ -90,6 +90,38 @@ describe('direct upload (POST /v1/uploads)', () => {
     expect(storedObjects(t, 'assets').length).toBe(before);
   });
 
+  it('calls UTF-16 and UTF-32 text with a byte-order mark INVALID_TEXT (not the audio/mpeg its first bytes resemble), storing nothing', async () => {
+    const before = storedObjects(t, 'assets').length;
+    const text = 'Hello, wide text: café\n'.repeat(20);
+    const utf16be = Buffer.from(text, 'utf16le').swap16();
+    const utf32le = Buffer.concat([...text].map((c) => { const b = Buffer.alloc(4); b.writeUInt32LE(c.codePointAt(0)!); return b; }));
+    for (const [bytes, encoding] of [
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), 'UTF-16'],
+      [Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be]), 'UTF-16'],
+      [Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), utf32le]), 'UTF-32'],
+    ] as const) {
+      const res = await direct(bytes, { 'Content-Type': 'text/plain', 'X-Filename': 'wide.txt' }).expect(422);
+      expectError(res.body, 'INVALID_TEXT');
+      expect(res.body.error.message).toContain(encoding);
+      expectError((await direct(bytes, { 'Content-Type': 'application/json', 'X-Filename': 'wide.json' }).expect(422)).body, 'INVALID_JSON');
+    }
+    expect(storedObjects(t, 'assets').length).toBe(before);
+  });
+
+  it('reads an X-Filename sent as raw UTF-8 as UTF-8 (café stays café)', async () => {
+    const name = 'café ☕ 日本.txt';
+    // Node's client sends each character of a header string as one byte: these are the name's UTF-8 bytes.
+    const res = await direct(Buffer.from('hi'), { 'Content-Type': 'text/plain', 'X-Filename': Buffer.from(name, 'utf8').toString('latin1') }).expect(201);
+    expect(res.body.name).toBe(name);
+    const asset = await t.http().get(`/v1/assets/${res.body.id}`).set(bearer(alice)).expect(200);
+    expect(asset.body).toMatchObject({ name, download_name: name });
+    const link = new URL(asset.body.download_url);
+    const file = await t.http().get(`${link.pathname}${link.search}`).expect(200);
+    expect(file.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent(name)}`);
+    // The URL-encoded form is read as before.
+    expect((await direct(Buffer.from('hi'), { 'Content-Type': 'text/plain', 'X-Filename': encodeURIComponent(name) }).expect(201)).body.name).toBe(name);
+  });
+
   it('needs an account credential with the create scope', async () => {
     await sendRaw(t.http().post('/v1/uploads').set('Content-Type', 'image/png').set('X-Filename', 'a.png'), fixture('image.png')).expect(401);
   });

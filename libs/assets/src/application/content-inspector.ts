@@ -26,6 +26,18 @@ export async function recogniseType(sample: Uint8Array): Promise<string | undefi
   return (await fileTypeFromBuffer(sample))?.mime;
 }
 
+/**
+ * The byte-order mark of UTF-16 or UTF-32 text, or null. Such a file is text in another
+ * encoding, never a media file, although FF FE also reads as an MPEG audio frame header.
+ */
+export function foreignTextBom(sample: Uint8Array): 'UTF-16' | 'UTF-32' | null {
+  const [a, b, c, d] = sample;
+  if (a === 0xff && b === 0xfe) return c === 0 && d === 0 && sample.length >= 4 ? 'UTF-32' : 'UTF-16';
+  if (a === 0xfe && b === 0xff) return 'UTF-16';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32';
+  return null;
+}
+
 /** Recognised types that are still text (a text file may look like one of these). */
 const TEXTUAL = (mime: string) => mime.startsWith('text/') || ['application/json', 'application/xml', 'image/svg+xml'].includes(mime);
 
@@ -156,6 +168,15 @@ export class ContentInspector extends Transform {
     const sample = Buffer.concat(this.sample, this.sampleBytes).subarray(0, SIGNATURE_SAMPLE_BYTES);
     this.sample = [];
     this.typeKnown = true;
+    const bom = foreignTextBom(sample);
+    const textual = this.target.mode === 'declared' ? isTextMime(this.target.mime) : this.target.hint === null || this.target.hint === 'application/octet-stream' || TEXTUAL(this.target.hint);
+    if (bom && textual) {
+      // Text, only not UTF-8: say so, rather than calling it the audio file its first bytes resemble.
+      const json = this.target.mode === 'declared' ? this.target.mime === 'application/json' : this.target.hint === 'application/json';
+      throw json
+        ? new AppError('INVALID_JSON', `the file is not valid JSON: it is ${bom} text, not UTF-8`)
+        : new AppError('INVALID_TEXT', `the file is ${bom} text; text must be UTF-8`);
+    }
     const recognised = await recogniseType(sample);
     if (this.target.mode === 'declared') {
       const declared = this.target.mime;

@@ -19,10 +19,29 @@ export function checkFileName(name: unknown, field: string): string {
   return name;
 }
 
-/** Decodes the URL-encoded `X-Filename` header and checks the result. */
+/**
+ * The header's text. Node hands header bytes over as Latin-1 (one character per byte), so a
+ * name sent as raw UTF-8 (`café` as 63 61 66 C3 A9) arrives as `cafÃ©`: bytes that form valid
+ * UTF-8 are read as UTF-8, anything else stays Latin-1 (RFC 9110's obs-text).
+ */
+function headerText(header: string): string {
+  if (!/[^\x00-\x7f]/.test(header)) return header;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(header, 'latin1'));
+  } catch {
+    return header;
+  }
+}
+
+/**
+ * Decodes the `X-Filename` header and checks the result: URL-encoded UTF-8 (the documented
+ * form), or a name sent as raw UTF-8, taken as it is.
+ */
 export function decodeFileNameHeader(header: string | string[] | undefined): string {
   if (header === undefined) throw new AppError('VALIDATION_ERROR', 'X-Filename: header is required (URL-encoded file name)');
   if (Array.isArray(header)) throw new AppError('VALIDATION_ERROR', 'X-Filename: send the header once');
+  const raw = headerText(header);
+  if (raw !== header) return checkFileName(raw, 'X-Filename');
   let decoded: string;
   try {
     decoded = decodeURIComponent(header);

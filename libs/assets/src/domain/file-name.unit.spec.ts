@@ -7,6 +7,22 @@ describe('file names', () => {
     expect(decodeFileNameHeader('plain.txt')).toBe('plain.txt');
   });
 
+  /** A header value as Node hands it over: each byte one Latin-1 character. */
+  const asReceived = (bytes: Buffer) => bytes.toString('latin1');
+
+  it('reads a name sent as raw UTF-8 as UTF-8, not Latin-1 (café, not cafÃ©), taken as it is', () => {
+    expect(decodeFileNameHeader(asReceived(Buffer.from('café.txt', 'utf8')))).toBe('café.txt');
+    expect(decodeFileNameHeader(asReceived(Buffer.from('日本語 ☕ 100%.txt', 'utf8')))).toBe('日本語 ☕ 100%.txt');
+    expect(decodeFileNameHeader(asReceived(Buffer.from('résumé%20x.pdf', 'utf8')))).toBe('résumé%20x.pdf');
+  });
+
+  it('keeps bytes that are not UTF-8 as Latin-1, and refuses control characters sent raw', () => {
+    expect(decodeFileNameHeader(asReceived(Buffer.from('caf\xe9.txt', 'latin1')))).toBe('café.txt');
+    for (const name of ['a\u202Eb.txt', 'a\u0085b.txt', 'a\u2066b.txt']) {
+      expect(() => decodeFileNameHeader(asReceived(Buffer.from(name, 'utf8')))).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    }
+  });
+
   it.each([undefined, '', '%E0%A4%A', 'a%2Fb.png', '..%5Cx', 'a%00b', 'line%0Abreak', '..', 'x'.repeat(201), '%20%20'])('refuses %j', (h) => {
     expect(() => decodeFileNameHeader(h)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
   });
