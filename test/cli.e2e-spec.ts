@@ -267,6 +267,9 @@ describe('gensvc client CLI (on @gensvc/sdk) against the running server', () => 
 
   it('downloads and deletes assets', async () => {
     const up = await ok('upload', join(FIXTURES, 'audio.wav'));
+    const listed = await ok('assets', 'list', '--q', 'audio.w', '--limit', '5');
+    expect(listed).toMatchObject({ page: 1, limit: 5 });
+    expect(listed.data.map((a: { id: string; source: string }) => [a.id, a.source])).toContainEqual([up.asset_id, 'upload']);
     const target = join(work, 'copy.wav');
     const d = await ok('assets', 'download', up.asset_id, '--out', target);
     expect(d).toEqual({ asset_id: up.asset_id, path: target, size: up.size, checksum: up.checksum });

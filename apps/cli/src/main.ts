@@ -307,7 +307,14 @@ Errors go to stderr (the API's error object in JSON mode). Exit status: 0 done; 
     .option('--mime <type>', 'override the detected type')
     .action(act(undefined, (c, g, file: string, o: { name?: string; mime?: string }) => uploadWithBar(c, file, g, o)));
 
-  const assets = root.command('assets').description('read, download and delete assets');
+  const assets = root.command('assets').description('list, read, download and delete assets');
+  assets
+    .command('list')
+    .description('your files, newest first (uploads and task results)')
+    .option('--q <text>', 'part of the name, any case')
+    .option('--page <n>', 'page number (from 1)')
+    .option('--limit <n>', 'items per page (1 to 100)')
+    .action(act('assets', (c, _g, o: { q?: string; page?: string; limit?: string }) => c.assets.list({ q: o.q, page: o.page as never, limit: o.limit as never })));
   assets.command('get').description('an asset with fresh signed links').argument('<id>').action(act(undefined, (c, _g, id: string) => c.assets.get(id)));
   assets
     .command('download')

@@ -73,6 +73,7 @@ export const COLUMNS: Record<string, string[]> = {
   tasks: ['id', 'status', 'model', 'title', 'max_amount', 'charged_amount', 'created_at'],
   billing: ['id', 'task_id', 'model', 'charged_amount', 'released_amount', 'settlement_status', 'created_at'],
   voices: ['id', 'name', 'status', 'created_at'],
+  assets: ['id', 'name', 'mime', 'size', 'source', 'task_id', 'created_at'],
   webhooks: ['id', 'url', 'events', 'status', 'description', 'created_at'],
   deliveries: ['id', 'event_type', 'status', 'attempts', 'last_attempt', 'next_attempt_at', 'message_id'],
 };
