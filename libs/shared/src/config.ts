@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensurePrivateDir, keepPrivate } from './private-files';
 
 /**
  * The one typed configuration object, read from the environment once at start and
@@ -126,8 +127,11 @@ function signingSecret(env: Env, dataDir: string): string {
     return raw;
   }
   const file = join(dataDir, 'signing.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(file)) {
+    keepPrivate(file);
+    return readFileSync(file, 'utf8').trim();
+  }
+  ensurePrivateDir(dataDir);
   const secret = randomBytes(32).toString('base64url');
   try {
     writeFileSync(file, secret + '\n', { flag: 'wx', mode: 0o600 });

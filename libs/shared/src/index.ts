@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './money';
 export * from './text';
+export * from './private-files';
 export * from './ids';
 export * from './keyed-lock';
 export * from './keyed-timers';

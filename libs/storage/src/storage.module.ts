@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { join } from 'node:path';
-import { BlobStore } from '@gensvc/shared';
+import { BlobStore, ensurePrivateDir } from '@gensvc/shared';
 import { FsBlobStore } from './blob-store/fs-blob-store';
 import { MinioBlobStore } from './blob-store/minio-blob-store';
 import { Clock, SystemClock } from '@gensvc/shared';
@@ -38,6 +38,8 @@ export async function createStores(config: AppConfig): Promise<{
   consumerGroups: ConsumerGroups | null;
 }> {
   const opened: { close(): Promise<void> }[] = [];
+  // The embedded stores live under DATA_DIR, which is the service's alone (0700).
+  if (!config.mongoUrl || !config.eventStoreUrl || !config.s3) ensurePrivateDir(config.dataDir);
   try {
     let readStore: ReadStore;
     let mongo: MongoReadStore | undefined;
@@ -70,6 +72,7 @@ export async function createStores(config: AppConfig): Promise<{
       await minio.ping();
       blobs = minio;
     } else {
+      ensurePrivateDir(join(config.dataDir, 'blobs'));
       blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
     }
     // Leases are shared by every process on the same stores: in MongoDB when it is

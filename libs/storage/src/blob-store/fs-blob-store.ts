@@ -8,7 +8,8 @@ import { BlobNotFoundError, BlobStore, type BlobStat, type ByteRange } from '@ge
 
 /**
  * Embedded blob store: one file per key under a directory. Writes go to a temporary file
- * that is fsynced and renamed into place, so a reader never sees a partial object.
+ * that is fsynced and renamed into place, so a reader never sees a partial object. Files are
+ * 0600 and directories 0700 (the service's alone, whatever the umask).
  */
 export class FsBlobStore extends BlobStore {
   private readonly root: string;
@@ -20,13 +21,13 @@ export class FsBlobStore extends BlobStore {
 
   override async put(key: string, body: Readable): Promise<{ size: number }> {
     const target = this.pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     const tmpDir = join(this.root, '.tmp');
-    await mkdir(tmpDir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const tmp = join(tmpDir, randomUUID());
     let size = 0;
     body.on('data', (chunk: Buffer) => (size += chunk.length));
-    const out = createWriteStream(tmp, { flush: true });
+    const out = createWriteStream(tmp, { flush: true, mode: 0o600 });
     try {
       await pipeline(body, out);
       await rename(tmp, target);
@@ -59,7 +60,7 @@ export class FsBlobStore extends BlobStore {
   }
 
   override async ping(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
   }
 
   override async close(): Promise<void> {}

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementResultingChanges } from 'node:sqlite';
 
 /*
@@ -62,6 +63,23 @@ export interface SqliteOptions {
 }
 
 /**
+ * A database file is the service's alone (CONTRACT §17): created 0600 before SQLite opens it,
+ * so its `-wal`, `-shm` and `-journal` files, which SQLite creates with the database file's
+ * mode, are 0600 too whatever the umask; files an earlier version left readable are tightened.
+ */
+function preparePrivateFile(file: string): void {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      if (existsSync(path)) chmodSync(path, 0o600);
+    } catch {
+      /* not ours to change: leave it */
+    }
+  }
+}
+
+/**
  * One connection. `transaction(fn)` runs `fn` in `BEGIN IMMEDIATE` … `COMMIT` (rolled back
  * when it throws), or in a savepoint when a transaction is already open, so that a nested
  * call undoes only its own writes when it throws.
@@ -82,6 +100,7 @@ export class SqliteDatabase {
     readonly file: string,
     options: SqliteOptions = {},
   ) {
+    preparePrivateFile(file);
     this.db = new sqlite.DatabaseSync(file);
     this.bigInts = options.bigInts ?? false;
     this.db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
