@@ -33,6 +33,8 @@ interface ProviderCase {
   readonly usual: { readonly mime: string; readonly magic: (b: Buffer) => string; readonly expect: string };
   /** What a cancel of a job the provider holds but has not started, and of a running one, ends as. */
   readonly cancelQueued: 'confirmed';
+  /** The request kind that polls open jobs (Replicate's job list, one status request per job elsewhere). */
+  readonly poll?: 'list';
   readonly cancelRunning: 'confirmed' | 'refused';
   readonly webhookSecret?: string;
 }
@@ -52,6 +54,7 @@ const CASES: ProviderCase[] = [
     cancelQueued: 'confirmed',
     cancelRunning: 'confirmed',
     webhookSecret: WEBHOOK_SECRET,
+    poll: 'list',
   },
   {
     type: 'fal',
@@ -257,7 +260,7 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
 
   it('waits out a 429 with Retry-After and a 5xx, then runs the task once', async () => {
     s.fault('submit', { status: 429, retryAfter: 1 });
-    s.fault('status', { status: 503 });
+    s.fault(c.poll ?? 'status', { status: 503 });
     const seen = s.jobs().length;
     const { id } = await create();
     const job = await jobOf(seen);
@@ -265,6 +268,9 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
     s.succeed(job.id);
     expect((await settled(id)).status).toBe('succeeded');
     expect(s.jobs().length).toBe(seen + 1);
+    // The scripted 503 was answered (and waited out), not left for a later test.
+    const polled = s.requests.filter((r) => r.method === 'GET').length;
+    expect(polled).toBeGreaterThan(0);
   });
 
   it('never sends a job twice when the answer to the create request was lost: the task fails and charges nothing', async () => {

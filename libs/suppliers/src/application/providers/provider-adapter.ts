@@ -161,6 +161,16 @@ export interface ProviderAdapter {
   readResult?(answer: ProviderAnswer, job: RouteJob): ProviderJobStatus;
 
   /**
+   * A page of the account's jobs at the provider, newest first (Replicate's
+   * `GET /v1/predictions`, 100 a page): the channel learns the status of many open jobs with
+   * one request instead of one each, so a pass over thousands of open jobs takes seconds of
+   * the budget, not minutes. `cursor` is null for the first page, then what `readList` gave.
+   */
+  list?(cursor: string | null): ProviderRequest;
+  /** Reads a 2xx list answer: each job's id and status (as `readStatus` reads one), and the next page's cursor. */
+  readList?(answer: ProviderAnswer): { readonly jobs: readonly { readonly remoteId: string; readonly status: ProviderJobStatus }[]; readonly next: string | null };
+
+  /**
    * The cancel request for a job in the given provider status, or null when the provider
    * has no way to cancel it (then the cancellation is `refused`). OpenAI jobs are
    * synchronous and never reach here.

@@ -325,15 +325,17 @@ export class RoutedChannel extends SupplierChannel {
 
     if (Date.now() >= (rt.pollAt as number)) {
       try {
-        const answer = await channel.client.send(channel.adapter.status(remote.remoteId, routeJob), ctx.signal, 'status');
-        if (answer.status === 404) {
+        // Where the provider lists its jobs, one list request tells many open jobs' statuses;
+        // a job the list did not show is asked for by itself.
+        const swept = await this.sweeperOf(channel)?.lookup(remote.remoteId, ctx.signal);
+        const status = swept && swept.state !== 'completed' ? swept : await this.statusOf(channel, remote, routeJob, ctx);
+        if (status === 'gone') {
           await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: 'the supplier lost the job' } } });
           return 'done';
         }
-        if (answer.status < 200 || answer.status > 299) throw new TryLater(`http_${answer.status}`, retryAfterMs(answer));
         rt.pollAttempts = 0;
         rt.pollAt = Date.now() + channel.config.pollIntervalMs;
-        if (await this.apply(state, channel.adapter.readStatus(answer, routeJob), ctx, channel, routeJob)) return 'done';
+        if (await this.apply(state, status, ctx, channel, routeJob)) return 'done';
       } catch (err) {
         if (err instanceof OutputRefused) return 'done';
         if (!(err instanceof TryLater) && !(err instanceof ProviderUnreachable) && !(err instanceof ProviderProtocolError)) throw err;
@@ -347,6 +349,26 @@ export class RoutedChannel extends SupplierChannel {
       next = Math.min(rt.pollAt as number, cancelAt);
     }
     return { inMs: Math.max(0, next - Date.now()) };
+  }
+
+  /** One job's status from the provider ('gone' when the provider does not know it). */
+  private async statusOf(channel: ProviderChannel, remote: RemoteJob, routeJob: RouteJob, ctx: JobContext): Promise<ProviderJobStatus | 'gone'> {
+    const answer = await channel.client.send(channel.adapter.status(remote.remoteId, routeJob), ctx.signal, 'status');
+    if (answer.status === 404) return 'gone';
+    if (answer.status < 200 || answer.status > 299) throw new TryLater(`http_${answer.status}`, retryAfterMs(answer));
+    return channel.adapter.readStatus(answer, routeJob);
+  }
+
+  private readonly sweepers = new Map<string, StatusSweeper>();
+
+  private sweeperOf(channel: ProviderChannel): StatusSweeper | undefined {
+    if (!channel.adapter.list || !channel.adapter.readList) return undefined;
+    let sweeper = this.sweepers.get(channel.name);
+    if (!sweeper) {
+      sweeper = new StatusSweeper(channel, this.logger);
+      this.sweepers.set(channel.name, sweeper);
+    }
+    return sweeper;
   }
 
   private async askToCancel(channel: ProviderChannel, remote: RemoteJob, routeJob: RouteJob, ctx: JobContext): Promise<'canceled' | 'refused' | 'pending'> {
@@ -493,6 +515,70 @@ export class RoutedChannel extends SupplierChannel {
     } catch (err) {
       if (err instanceof OutputRefused) return true;
       throw err;
+    }
+  }
+}
+
+/**
+ * Learns the status of many open jobs of one channel from the provider's job list (newest
+ * first, a page per request) instead of a status request each. Lookups that arrive while a
+ * sweep runs wait for the next one; a sweep reads pages until it found every job it was asked
+ * about, the list ends, or it read a few pages more than those jobs fill (older jobs buried
+ * under the account's other traffic are then asked for one by one).
+ */
+class StatusSweeper {
+  private pending = new Map<string, ((status: ProviderJobStatus | undefined) => void)[]>();
+  private running = false;
+  private signal: AbortSignal | undefined;
+
+  constructor(
+    private readonly channel: ProviderChannel,
+    private readonly logger: Logger,
+  ) {}
+
+  lookup(remoteId: string, signal: AbortSignal): Promise<ProviderJobStatus | undefined> {
+    this.signal ??= signal;
+    return new Promise((resolve) => {
+      const waiting = this.pending.get(remoteId);
+      if (waiting) waiting.push(resolve);
+      else this.pending.set(remoteId, [resolve]);
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.running || !this.pending.size) return;
+    this.running = true;
+    const wanted = this.pending;
+    this.pending = new Map();
+    void this.sweep(wanted).finally(() => {
+      this.running = false;
+      this.kick();
+    });
+  }
+
+  private async sweep(wanted: Map<string, ((status: ProviderJobStatus | undefined) => void)[]>): Promise<void> {
+    const { adapter, client } = this.channel;
+    const maxPages = Math.ceil(wanted.size / 100) + 5;
+    let cursor: string | null = null;
+    try {
+      for (let page = 0; wanted.size && page < maxPages; page++) {
+        const answer = await client.send(adapter.list!(cursor), this.signal ?? new AbortController().signal, 'list');
+        if (answer.status < 200 || answer.status > 299) break;
+        const { jobs, next } = adapter.readList!(answer);
+        for (const job of jobs) {
+          const resolvers = wanted.get(job.remoteId);
+          if (!resolvers) continue;
+          wanted.delete(job.remoteId);
+          for (const resolve of resolvers) resolve(job.status);
+        }
+        if (!next) break;
+        cursor = next;
+      }
+    } catch (err) {
+      if (!(err instanceof ProviderUnreachable) && !(err instanceof ProviderProtocolError)) this.logger.warn({ err, channel: this.channel.name }, 'reading the provider job list failed');
+    } finally {
+      for (const resolvers of wanted.values()) for (const resolve of resolvers) resolve(undefined);
     }
   }
 }

@@ -6,7 +6,7 @@
  * it follows at the top of its file. Tests script it through this interface, so one e2e
  * suite can drive every provider the same way.
  */
-export type StandInRequestKind = 'probe' | 'submit' | 'status' | 'result' | 'cancel' | 'download' | 'other';
+export type StandInRequestKind = 'probe' | 'submit' | 'status' | 'list' | 'result' | 'cancel' | 'download' | 'other';
 
 /** A scripted answer for the next request of a kind, instead of the normal one. */
 export type StandInFault =

@@ -3,7 +3,8 @@
  * - the HTTP API reference, https://replicate.com/docs/reference/http: `Authorization: Bearer`,
  *   `POST /v1/models/{owner}/{name}/predictions`, `POST /v1/predictions` (`version`: the id, or
  *   `owner/name:id`), `GET /v1/predictions/{id}`, `POST /v1/predictions/{id}/cancel`,
- *   `GET /v1/models/{owner}/{name}`, `GET /v1/models/{owner}/{name}/versions/{id}`; the
+ *   `GET /v1/models/{owner}/{name}`, `GET /v1/models/{owner}/{name}/versions/{id}`,
+ *   `GET /v1/predictions` (the account's predictions, newest first, 100 a page, `next`); the
  *   prediction object (`id`, `model`, `version`, `input`, `logs`, `output`, `error`, `status`,
  *   `data_removed`, `created_at`, `started_at`, `completed_at`, `metrics`, `urls`);
  * - errors as problem details (`title`, `detail`, `status`; replicate-python `exceptions.py`),
@@ -150,6 +151,14 @@ export class ReplicateStandIn extends HttpStandIn implements ProviderStandIn {
       }
       case 'submit':
         return this.create(req, res, resource === 'models' ? `${a}/${b}` : undefined, fault === 'drop-after-create');
+      case 'list': {
+        // Newest first, 100 a page; the cursor is the index of the page's first item.
+        const all = [...this.predictions.values()].reverse();
+        const from = Number(req.query.get('cursor') ?? '0') || 0;
+        const page = all.slice(from, from + 100);
+        const next = from + 100 < all.length ? `${this.url}/v1/predictions?cursor=${from + 100}` : null;
+        return this.json(res, 200, { previous: from > 0 ? `${this.url}/v1/predictions?cursor=${Math.max(0, from - 100)}` : null, next, results: page.map((p) => this.view(p)) });
+      }
       case 'status': {
         const p = this.predictions.get(a!);
         return p ? this.json(res, 200, this.view(p)) : this.json(res, 404, { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 });
@@ -261,6 +270,7 @@ function kindOf(method: string, parts: readonly string[]): StandInRequestKind {
     if (method === 'POST' && parts.length === 5 && c === 'predictions') return 'submit';
   }
   if (resource === 'predictions') {
+    if (method === 'GET' && parts.length === 2) return 'list';
     if (method === 'POST' && parts.length === 2) return 'submit';
     if (method === 'GET' && parts.length === 3) return 'status';
     if (method === 'POST' && parts.length === 4 && b === 'cancel') return 'cancel';

@@ -217,6 +217,26 @@ export const replicateAdapter: ProviderAdapter = {
 
   readStatus: (answer, job) => readPrediction(answer.json, job.capability),
 
+  // https://replicate.com/docs/reference/http#predictions.list: `{results, next, previous}`,
+  // newest first, 100 a page; `next` is the next page's URL (with its cursor) or null.
+  list: (cursor) => ({ method: 'GET', url: cursor ?? '/v1/predictions' }),
+  readList(answer) {
+    const body = answer.json as { results?: unknown; next?: unknown } | null;
+    if (!body || !Array.isArray(body.results)) throw new ProviderProtocolError('a prediction list without results');
+    const jobs = body.results.flatMap((item: unknown) => {
+      const id = (item as { id?: unknown } | null)?.id;
+      if (typeof id !== 'string' || !id) return [];
+      try {
+        // A list item of a text model's prediction has no capability to go by: a list of
+        // pieces that are all links reads as files (as a webhook does).
+        return [{ remoteId: id, status: readPrediction(item) }];
+      } catch {
+        return [];
+      }
+    });
+    return { jobs, next: typeof body.next === 'string' && body.next ? body.next : null };
+  },
+
   cancel: (remoteId) => ({ method: 'POST', url: `/v1/predictions/${seg(remoteId)}/cancel` }),
 
   /** The cancel answer is the prediction: `canceled` confirms; a finished one was not canceled. */

@@ -222,3 +222,36 @@ describe('Replicate adapter: webhooks (Standard Webhooks)', () => {
     expect(() => replicateAdapter.webhooks!.read({ nothing: true })).toThrow(ProviderProtocolError);
   });
 });
+
+describe('replicate adapter: the prediction list (one request for many open jobs)', () => {
+  it('asks for the first page, then the next page by the URL Replicate gave', () => {
+    expect(replicateAdapter.list!(null)).toEqual({ method: 'GET', url: '/v1/predictions' });
+    expect(replicateAdapter.list!('https://api.replicate.com/v1/predictions?cursor=cD0yMDI0')).toEqual({ method: 'GET', url: 'https://api.replicate.com/v1/predictions?cursor=cD0yMDI0' });
+  });
+
+  it('reads each prediction of a page as its status, and the next cursor', () => {
+    const answer = {
+      status: 200,
+      headers: new Headers(),
+      json: {
+        next: 'https://api.replicate.com/v1/predictions?cursor=cD0yMDI0',
+        previous: null,
+        results: [
+          { id: 'p1', status: 'processing', output: null, error: null },
+          { id: 'p2', status: 'succeeded', output: ['https://replicate.delivery/pbxt/a/out-0.png'], error: null },
+          { id: 'p3', status: 'failed', output: null, error: 'CUDA out of memory' },
+          { status: 'succeeded' },
+        ],
+      },
+    };
+    const page = replicateAdapter.readList!(answer);
+    expect(page.next).toBe('https://api.replicate.com/v1/predictions?cursor=cD0yMDI0');
+    expect(page.jobs.map((j) => [j.remoteId, j.status.state])).toEqual([
+      ['p1', 'running'],
+      ['p2', 'succeeded'],
+      ['p3', 'failed'],
+    ]);
+    expect(replicateAdapter.readList!({ ...answer, json: { results: [], next: null } }).next).toBeNull();
+    expect(() => replicateAdapter.readList!({ ...answer, json: { detail: 'nope' } })).toThrow();
+  });
+});
