@@ -70,7 +70,7 @@ describe('fal stand-in and adapter', () => {
     const denied = await send(probe, 'wrong:key');
     expect(denied.status).toBe(401);
     expect(denied.json).toEqual({ detail: 'No user found for Key ID and Secret' });
-    expect(standIn.requests.at(-1)).toEqual({ method: 'GET', path: `/v1/models?endpoint_id=${encodeURIComponent(MODEL)}`, auth: 'Key wrong:key' });
+    expect(standIn.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/models?endpoint_id=${encodeURIComponent(MODEL)}`, auth: 'Key wrong:key' });
   });
 
   it('queues a request on the subpath, follows it on owner/app to COMPLETED, and reads the result', async () => {

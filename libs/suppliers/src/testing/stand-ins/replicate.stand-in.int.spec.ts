@@ -66,7 +66,7 @@ describe('Replicate stand-in and adapter', () => {
     const denied = await send(replicateAdapter.probe(MODEL, 'image.generate'), 'r8_wrong');
     expect(denied.status).toBe(401);
     expect(denied.json).toEqual({ title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
-    expect(standIn.requests.at(-1)).toEqual({ method: 'GET', path: `/v1/models/${MODEL}`, auth: 'Bearer r8_wrong' });
+    expect(standIn.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/models/${MODEL}`, auth: 'Bearer r8_wrong' });
   });
 
   it('runs a prediction from starting to succeeded, and serves its PNG until the link expires', async () => {
