@@ -76,7 +76,7 @@ describe('provider channels openai, dashscope and ark through the API', () => {
     }
     writeFileSync(join(dir, 'catalogue.json'), JSON.stringify({ ...file, version: 'test-providers' }));
     process.env.CATALOGUE_FILE = join(dir, 'catalogue.json');
-    const common = { poll_interval_ms: 100, probe_interval_s: 1, request_timeout_ms: 1500, cancel_timeout_ms: 5000 };
+    const common = { poll_interval_ms: 100, probe_interval_s: 1, request_timeout_ms: 10_000, cancel_timeout_ms: 5000 };
     process.env.SUPPLIER_CHANNELS = JSON.stringify({
       openai: { type: 'openai', base_url: openai.url, api_key: openai.key, ...common },
       dashscope: { type: 'dashscope', base_url: dashscope.url, api_key: dashscope.key, ...common },

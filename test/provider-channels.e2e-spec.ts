@@ -92,6 +92,7 @@ const CASES: ProviderCase[] = [
     usual: { mime: 'video/mp4', magic: (b) => b.subarray(4, 8).toString('latin1'), expect: 'ftyp' },
     cancelQueued: 'confirmed',
     cancelRunning: 'refused',
+    poll: 'list',
   },
 ];
 
@@ -151,7 +152,7 @@ describe.each(CASES)('provider channel $type through the API', (c) => {
         ...c.credential(s),
         poll_interval_ms: 100,
         probe_interval_s: 1,
-        request_timeout_ms: 1500,
+        request_timeout_ms: 10_000,
         cancel_timeout_ms: 5000,
         ...(c.webhookSecret ? { webhook_secret: c.webhookSecret } : {}),
       },
@@ -391,7 +392,7 @@ describe('failover between routes', () => {
     });
     writeFileSync(join(dir, 'catalogue.json'), JSON.stringify({ ...file, version: 'test-failover' }));
     process.env.CATALOGUE_FILE = join(dir, 'catalogue.json');
-    const channel = (s: ReplicateStandIn, extra: object) => ({ type: 'replicate', base_url: s.url, api_token: s.token, probe_interval_s: 1, request_timeout_ms: 1500, ...extra });
+    const channel = (s: ReplicateStandIn, extra: object) => ({ type: 'replicate', base_url: s.url, api_token: s.token, probe_interval_s: 1, request_timeout_ms: 10_000, ...extra });
     process.env.SUPPLIER_CHANNELS = JSON.stringify({
       'rep-a': channel(a, { poll_interval_ms: 100 }),
       'rep-b': channel(b, { poll_interval_ms: 3_600_000, webhook_secret: WEBHOOK_SECRET }),

@@ -162,13 +162,13 @@ export interface ProviderAdapter {
 
   /**
    * A page of the account's jobs at the provider, newest first (Replicate's
-   * `GET /v1/predictions`, 100 a page): the channel learns the status of many open jobs with
+   * `GET /v1/predictions`, 100 a page; Ark's task list, 500 a page): the channel learns the status of many open jobs with
    * one request instead of one each, so a pass over thousands of open jobs takes seconds of
    * the budget, not minutes. `cursor` is null for the first page, then what `readList` gave.
    */
   list?(cursor: string | null): ProviderRequest;
-  /** Reads a 2xx list answer: each job's id and status (as `readStatus` reads one), and the next page's cursor. */
-  readList?(answer: ProviderAnswer): { readonly jobs: readonly { readonly remoteId: string; readonly status: ProviderJobStatus }[]; readonly next: string | null };
+  /** Reads a 2xx list answer (of the page `cursor` named): each job's id and status (as `readStatus` reads one), and the next page's cursor. */
+  readList?(answer: ProviderAnswer, cursor: string | null): { readonly jobs: readonly { readonly remoteId: string; readonly status: ProviderJobStatus }[]; readonly next: string | null };
 
   /**
    * The cancel request for a job in the given provider status, or null when the provider

@@ -559,13 +559,13 @@ class StatusSweeper {
 
   private async sweep(wanted: Map<string, ((status: ProviderJobStatus | undefined) => void)[]>): Promise<void> {
     const { adapter, client } = this.channel;
-    const maxPages = Math.ceil(wanted.size / 100) + 5;
+    const maxPages = Math.ceil(wanted.size / 100) + 5; // pages hold 100 or more
     let cursor: string | null = null;
     try {
       for (let page = 0; wanted.size && page < maxPages; page++) {
         const answer = await client.send(adapter.list!(cursor), this.signal ?? new AbortController().signal, 'list');
         if (answer.status < 200 || answer.status > 299) break;
-        const { jobs, next } = adapter.readList!(answer);
+        const { jobs, next } = adapter.readList!(answer, cursor);
         for (const job of jobs) {
           const resolvers = wanted.get(job.remoteId);
           if (!resolvers) continue;

@@ -148,7 +148,8 @@ export class ArkStandIn extends HttpStandIn implements ProviderStandIn {
   protected async route(req: StandInRequest, res: ServerResponse): Promise<void> {
     const m = new RegExp(`^${TASKS}/([^/]+)$`).exec(req.path);
     let kind: StandInRequestKind = 'other';
-    if (req.method === 'GET' && req.path === TASKS) kind = 'probe';
+    // The task list: filtered by model it is the channel's probe; unfiltered, its status sweep.
+    if (req.method === 'GET' && req.path === TASKS) kind = req.query.has('filter.model') ? 'probe' : 'list';
     else if (req.method === 'POST' && (req.path === TASKS || req.path === IMAGES)) kind = 'submit';
     else if (m && req.method === 'GET') kind = 'status';
     else if (m && req.method === 'DELETE') kind = 'cancel';
@@ -156,7 +157,7 @@ export class ArkStandIn extends HttpStandIn implements ProviderStandIn {
     if (fault === 'answered') return;
     if (kind === 'other') return this.json(res, 404, arkError('NotFound', `The requested path ${req.path} is not found.`, 'NotFound'));
     if (req.headers.authorization !== `Bearer ${this.key}`) return this.json(res, 401, this.errorBody(401));
-    if (kind === 'probe') return this.list(req, res);
+    if (kind === 'probe' || kind === 'list') return this.list(req, res);
     if (kind === 'submit') return this.create(req, res, fault === 'drop-after-create');
     const id = decodeURIComponent(m![1]!);
     const task = this.all.get(id);

@@ -55,6 +55,9 @@ const errorDetail = (error: unknown): string | undefined => {
 };
 
 /** A content generation task (`GET …/tasks/{id}`). */
+/** Tasks per page of the task list (its largest page). */
+export const ARK_LIST_PAGE = 500;
+
 export function readTask(body: unknown): ProviderJobStatus {
   const task = object(body, 'task');
   switch (task.status) {
@@ -138,6 +141,24 @@ export const arkAdapter: ProviderAdapter = {
   status: (remoteId): ProviderRequest => ({ method: 'GET', url: `${ARK_TASKS}/${encodeURIComponent(remoteId)}` }),
 
   readStatus: (answer) => readTask(answer.json),
+
+  // The task list (`GET /api/v3/contents/generations/tasks`, newest first, `page_num` from 1,
+  // `page_size` up to 500, `{total, items}`): one request tells up to 500 open tasks' statuses.
+  list: (cursor) => ({ method: 'GET', url: `/api/v3/contents/generations/tasks?page_num=${cursor ?? '1'}&page_size=${ARK_LIST_PAGE}` }),
+  readList(answer, cursor) {
+    const body = answer.json as { items?: unknown; total?: unknown } | null;
+    if (!body || !Array.isArray(body.items)) throw new ProviderProtocolError('a task list without items');
+    const jobs = body.items.flatMap((item: unknown) => {
+      const id = (item as { id?: unknown } | null)?.id;
+      if (typeof id !== 'string' || !id) return [];
+      try {
+        return [{ remoteId: id, status: readTask(item) }];
+      } catch {
+        return [];
+      }
+    });
+    return { jobs, next: body.items.length === ARK_LIST_PAGE ? String(Number(cursor ?? '1') + 1) : null };
+  },
 
   /** `DELETE` a task (a queued one is canceled); images are answered at once and cannot be. */
   cancel: (remoteId, job): ProviderRequest | null => (arkRunsImages(job.capability) ? null : { method: 'DELETE', url: `${ARK_TASKS}/${encodeURIComponent(remoteId)}` }),

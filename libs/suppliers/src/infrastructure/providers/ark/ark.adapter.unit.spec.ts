@@ -1,5 +1,5 @@
 import { ProviderProtocolError, type ProviderAnswer, type RouteJob } from '../../../application/providers/provider-adapter';
-import { arkAdapter, readImages, readTask } from './ark.adapter';
+import { ARK_LIST_PAGE, arkAdapter, readImages, readTask } from './ark.adapter';
 
 /** Answers below are copied from the Ark API reference (see the adapter's header). */
 const answer = (json: unknown, headers: Record<string, string> = {}): ProviderAnswer => ({ status: 200, json, headers: new Headers(headers) });
@@ -121,5 +121,33 @@ describe('Ark adapter: answers', () => {
 
   it('reads a 2xx DELETE as canceled (only a queued task can be)', () => {
     expect(arkAdapter.readCancel(answer({}))).toBe('canceled');
+  });
+});
+
+describe('ark adapter: the task list (one request for many open tasks)', () => {
+  const page = (n: number) => ({
+    status: 200,
+    headers: new Headers(),
+    json: {
+      total: n,
+      items: Array.from({ length: n }, (_, i) => ({ id: `cgt-${i}`, model: 'doubao-seedance-1-0-pro-250528', status: i % 2 ? 'running' : 'queued', created_at: 1, updated_at: 1 })),
+    },
+  });
+
+  it('asks for pages of 500 by number', () => {
+    expect(arkAdapter.list!(null)).toEqual({ method: 'GET', url: `/api/v3/contents/generations/tasks?page_num=1&page_size=${ARK_LIST_PAGE}` });
+    expect(arkAdapter.list!('3').url).toContain('page_num=3');
+  });
+
+  it('reads every task of a page with its status, and asks for the next page only after a full one', () => {
+    const full = arkAdapter.readList!(page(ARK_LIST_PAGE), '2');
+    expect(full.jobs).toHaveLength(ARK_LIST_PAGE);
+    expect(full.jobs.slice(0, 2).map((j) => [j.remoteId, j.status.state])).toEqual([
+      ['cgt-0', 'queued'],
+      ['cgt-1', 'running'],
+    ]);
+    expect(full.next).toBe('3');
+    expect(arkAdapter.readList!(page(3), null).next).toBeNull();
+    expect(() => arkAdapter.readList!({ ...page(1), json: { error: { code: 'x' } } }, null)).toThrow();
   });
 });

@@ -244,14 +244,14 @@ describe('replicate adapter: the prediction list (one request for many open jobs
         ],
       },
     };
-    const page = replicateAdapter.readList!(answer);
+    const page = replicateAdapter.readList!(answer, null);
     expect(page.next).toBe('https://api.replicate.com/v1/predictions?cursor=cD0yMDI0');
     expect(page.jobs.map((j) => [j.remoteId, j.status.state])).toEqual([
       ['p1', 'running'],
       ['p2', 'succeeded'],
       ['p3', 'failed'],
     ]);
-    expect(replicateAdapter.readList!({ ...answer, json: { results: [], next: null } }).next).toBeNull();
-    expect(() => replicateAdapter.readList!({ ...answer, json: { detail: 'nope' } })).toThrow();
+    expect(replicateAdapter.readList!({ ...answer, json: { results: [], next: null } }, null).next).toBeNull();
+    expect(() => replicateAdapter.readList!({ ...answer, json: { detail: 'nope' } }, null)).toThrow();
   });
 });
