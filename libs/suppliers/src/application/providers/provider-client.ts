@@ -95,7 +95,7 @@ export class ProviderClient {
   async send(request: ProviderRequest, signal: AbortSignal, kind: string): Promise<ProviderAnswer> {
     const url = this.resolve(request.url);
     if (!url) throw new ProviderUnreachable('not_sent', 'untrusted_url');
-    if (this.budget) await this.budget.take(signal);
+    if (this.budget) await this.budget.take(signal, kind === 'submit' ? 'submit' : 'follow');
     const headers: Record<string, string> = { accept: 'application/json', ...this.adapter.auth(this.config.credential), ...(request.headers ?? {}) };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(this.config.requestTimeoutMs);

@@ -43,4 +43,14 @@ describe('RequestBudget (a channel budget shared by processes through leases)', 
     budget.stop();
     expect(first).toBeGreaterThan(0);
   });
+
+  it('serves new jobs and running ones in turn, so a burst of submits never holds back the others', async () => {
+    const budget = new RequestBudget(store(), 'ark', 6000, 'proc-a');
+    const order: string[] = [];
+    const submits = Array.from({ length: 6 }, () => budget.take(undefined, 'submit').then(() => order.push('submit')));
+    const follows = Array.from({ length: 3 }, () => budget.take(undefined, 'follow').then(() => order.push('follow')));
+    await Promise.all([...submits, ...follows]);
+    expect(order.slice(0, 6)).toEqual(['submit', 'follow', 'submit', 'follow', 'submit', 'follow']);
+    expect(order.slice(6)).toEqual(['submit', 'submit', 'submit']);
+  });
 });

@@ -11,13 +11,21 @@ import type { LeaseStore } from '@gensvc/shared';
  * the slot number modulo `rpm` with a time to live of half a minute, so the lease store
  * holds at most `rpm` keys per channel.
  *
- * In a process, waiting requests form one queue per channel: a single loop claims the
- * current slot and hands it to the first waiter, so thousands of waiting jobs cost one lease
- * write per slot, not one per job and slot.
+ * In a process, waiting requests form two lanes per channel, new jobs (`submit`) and jobs
+ * the provider holds (`follow`: status, list, result, cancel, probe); a single loop claims the
+ * current slot and hands it to the first waiter of the lanes in turn, so a burst of new jobs
+ * never holds back the results and cancellations of running ones (nor the other way round),
+ * and thousands of waiting jobs cost one lease write per slot, not one per job and slot.
  */
+export type BudgetLane = 'submit' | 'follow';
+
+type Waiter = { resolve: (slot: number) => void; reject: (err: Error) => void; signal?: AbortSignal; onAbort?: () => void };
+
 export class RequestBudget {
   private readonly slotMs: number;
-  private readonly waiting: { resolve: (slot: number) => void; reject: (err: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private readonly lanes: Record<BudgetLane, Waiter[]> = { submit: [], follow: [] };
+  /** The lane served last (the other goes first when both wait). */
+  private served: BudgetLane = 'follow';
   private nextSlot = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -36,42 +44,43 @@ export class RequestBudget {
    * Resolves when this request may be sent (its slot has come) with the slot's number (time
    * divided by the slot length); rejects when `signal` aborts first.
    */
-  take(signal?: AbortSignal): Promise<number> {
+  take(signal?: AbortSignal, lane: BudgetLane = 'follow'): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     return new Promise<number>((resolve, reject) => {
-      const waiter: (typeof this.waiting)[number] = { resolve, reject, signal };
+      const waiter: Waiter = { resolve, reject, signal };
+      const queue = this.lanes[lane];
       if (signal) {
         waiter.onAbort = () => {
-          const i = this.waiting.indexOf(waiter);
-          if (i >= 0) this.waiting.splice(i, 1);
+          const i = queue.indexOf(waiter);
+          if (i >= 0) queue.splice(i, 1);
           reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.waiting.push(waiter);
+      queue.push(waiter);
       this.pump();
     });
   }
 
   /** Requests waiting in this process. */
   get queued(): number {
-    return this.waiting.length;
+    return this.lanes.submit.length + this.lanes.follow.length;
   }
 
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const w of this.waiting.splice(0)) w.reject(new Error('the service is stopping'));
+    for (const w of [...this.lanes.submit.splice(0), ...this.lanes.follow.splice(0)]) w.reject(new Error('the service is stopping'));
   }
 
   private pump(): void {
-    if (this.running || this.timer || !this.waiting.length) return;
+    if (this.running || this.timer || !this.queued) return;
     this.running = true;
     void this.claimNext()
       .catch(() => 50) // the lease store failed: try again shortly
       .then((waitMs) => {
         this.running = false;
-        if (!this.waiting.length) return;
+        if (!this.queued) return;
         this.timer = setTimeout(() => {
           this.timer = undefined;
           this.pump();
@@ -92,7 +101,10 @@ export class RequestBudget {
     // same key is never taken as "already mine".
     const mine = await this.leases.acquire(key, `${this.owner}:${slot}`, 30_000);
     if (mine) {
-      const waiter = this.waiting.shift();
+      const other: BudgetLane = this.served === 'submit' ? 'follow' : 'submit';
+      const lane: BudgetLane = this.lanes[other].length ? other : this.served;
+      const waiter = this.lanes[lane].shift();
+      this.served = lane;
       if (waiter) {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
         waiter.resolve(slot);
