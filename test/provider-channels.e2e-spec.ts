@@ -415,9 +415,9 @@ describe('failover between routes', () => {
 
   const task = async (id: string) => (await t.http().get(`/v1/tasks/${id}`).set(bearer(acc)).expect(200)).body as TaskBody;
   const run = async () => {
+    const seenB = b.jobs().length;
     const q = await t.http().post('/v1/quotes').set(bearer(acc)).send({ model: MODEL, capability: 'text.generate', input: { prompt: 'route me' } }).expect(200);
     const res = await t.http().post('/v1/tasks').set(bearer(acc)).set('Idempotency-Key', `k-${randomUUID()}`).send({ quote_id: q.body.quote_id }).expect(202);
-    const seenB = b.jobs().length;
     const job = await until('the job on the fallback route', async () => b.jobs()[seenB]);
     b.run(job.id);
     b.succeed(job.id, [{ kind: 'text', text: 'from the fallback' }]);
