@@ -411,6 +411,8 @@ describe('web console (Chromium)', () => {
     await page.getByRole('link', { name: 'Billing' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
+    // Focus moves once the new page has rendered (an effect after the heading appears).
+    await page.waitForFunction("document.activeElement?.id === 'main'", undefined, { timeout: 5000 }).catch(() => undefined);
     expect(await page.evaluate<string>('document.activeElement?.id')).toBe('main');
     expect(await page.title()).toBe('Billing · gensvc console');
   });
