@@ -523,13 +523,16 @@ export class RoutedChannel extends SupplierChannel {
  * Learns the status of many open jobs of one channel from the provider's job list (newest
  * first, a page per request) instead of a status request each. Lookups that arrive while a
  * sweep runs wait for the next one; a sweep reads pages until it found every job it was asked
- * about, the list ends, or it read a few pages more than those jobs fill (older jobs buried
- * under the account's other traffic are then asked for one by one).
+ * about, the list ends, or it read a few pages more than the channel's open jobs fill (the
+ * jobs that asked in the last ten minutes): older jobs buried under the account's other
+ * traffic are then asked for one by one.
  */
 class StatusSweeper {
   private pending = new Map<string, ((status: ProviderJobStatus | undefined) => void)[]>();
   private running = false;
   private signal: AbortSignal | undefined;
+  /** The jobs that asked lately, and when: how deep in the list this channel's open jobs go. */
+  private readonly open = new Map<string, number>();
 
   constructor(
     private readonly channel: ProviderChannel,
@@ -538,6 +541,8 @@ class StatusSweeper {
 
   lookup(remoteId: string, signal: AbortSignal): Promise<ProviderJobStatus | undefined> {
     this.signal ??= signal;
+    this.open.delete(remoteId);
+    this.open.set(remoteId, Date.now());
     return new Promise((resolve) => {
       const waiting = this.pending.get(remoteId);
       if (waiting) waiting.push(resolve);
@@ -559,7 +564,12 @@ class StatusSweeper {
 
   private async sweep(wanted: Map<string, ((status: ProviderJobStatus | undefined) => void)[]>): Promise<void> {
     const { adapter, client } = this.channel;
-    const maxPages = Math.ceil(wanted.size / 100) + 5; // pages hold 100 or more
+    const since = Date.now() - 600_000;
+    for (const [id, at] of this.open) {
+      if (at >= since) break; // in order of their last ask: the rest are newer
+      this.open.delete(id);
+    }
+    const maxPages = Math.ceil(Math.max(wanted.size, this.open.size) / 100) + 2; // pages hold 100 or more
     let cursor: string | null = null;
     try {
       for (let page = 0; wanted.size && page < maxPages; page++) {
