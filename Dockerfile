@@ -4,8 +4,8 @@
 # docker-compose.yml runs it against EventStoreDB, MongoDB and MinIO, as two `api` processes
 # and one `worker` (PROCESS_ROLE).
 #
-# Node 24 LTS, the version CI runs every test on (the service supports Node 22.13+ and 24;
-# better-sqlite3 13 ships an N-API prebuilt binary, so nothing compiles here).
+# Node 24 LTS, the version CI runs every test on (the service supports Node 22.16+ and 24).
+# The embedded stores use Node's built-in node:sqlite: no native addon, nothing compiles here.
 
 FROM node:24-bookworm AS build
 WORKDIR /app
