@@ -32,15 +32,9 @@ interface PendingAppend {
   reject(err: unknown): void;
 }
 
-interface Row {
-  position: bigint;
-  id: string;
-  stream: string;
-  revision: bigint;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/** An event's row as read (an array of the columns, cheaper to read in bulk than an object). */
+type Row = [position: bigint, id: string, stream: string, revision: bigint, type: string, data: string, metadata: string];
+const COLUMNS = 'position, id, stream, revision, type, data, metadata';
 
 /** Commits of all the stores of this process (several may share one file, as in tests and tools). */
 let commitsInProcess = 0;
@@ -105,9 +99,9 @@ export class SqliteEventStore extends EventStore {
     const synchronous = options.synchronous ?? 'FULL';
     this.db = openEventDatabase(file, synchronous);
     this.stmts = {
-      readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
-      readAll: this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
-      range: this.db.prepare('SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?'),
+      readStream: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`, { arrays: true }),
+      readAll: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`, { arrays: true }),
+      range: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`, { arrays: true }),
       head: this.db.prepare('SELECT MAX(position) AS position FROM events'),
     };
     this.tail = new EventTail(this.dbHead(), options.tailCapacity);
@@ -213,15 +207,7 @@ export class SqliteEventStore extends EventStore {
       if (outcome.lastPosition - outcome.firstPosition !== BigInt(r.events.length - 1)) throw new Error('positions of one append are not contiguous');
       r.events.forEach((e, k) =>
         ours.push(
-          this.toRecorded({
-            position: outcome.firstPosition + BigInt(k),
-            id: e.id,
-            stream: r.stream,
-            revision: outcome.firstRevision + BigInt(k),
-            type: e.type,
-            data: e.data,
-            metadata: e.metadata,
-          }),
+          this.toRecorded([outcome.firstPosition + BigInt(k), e.id, r.stream, outcome.firstRevision + BigInt(k), e.type, e.data, e.metadata]),
         ),
       );
     });
@@ -294,19 +280,20 @@ export class SqliteEventStore extends EventStore {
   }
 
 
-  private toRecorded(r: Row): RecordedEvent {
-    const metadata = JSON.parse(r.metadata) as EventMetadata;
-    const lifted = this.schemas.lift(r.type, metadata.schemaVersion ?? 1, JSON.parse(r.data));
+  private toRecorded([position, id, stream, revision, type, data, meta]: Row): RecordedEvent {
+    const metadata = JSON.parse(meta) as EventMetadata;
+    const lifted = this.schemas.lift(type, metadata.schemaVersion ?? 1, JSON.parse(data));
     return {
-      id: r.id,
-      streamName: r.stream,
-      revision: BigInt(r.revision),
-      position: BigInt(r.position),
-      type: r.type,
+      id,
+      streamName: stream,
+      revision,
+      position,
+      type,
       data: lifted.data,
       metadata: lifted.version === metadata.schemaVersion ? metadata : { ...metadata, schemaVersion: lifted.version },
     };
   }
+
 }
 
 interface Committer {

@@ -125,9 +125,14 @@ export class SqliteDatabase {
     return this.db.isTransaction;
   }
 
-  prepare<P extends unknown[] = SqlValue[], R = SqlRow>(sql: string): Statement<P, R> {
+  /**
+   * `arrays`: rows as arrays of the columns in order instead of objects (about half the cost
+   * per row for queries that return many rows of several columns).
+   */
+  prepare<P extends unknown[] = SqlValue[], R = SqlRow>(sql: string, options: { arrays?: boolean } = {}): Statement<P, R> {
     const s = this.db.prepare(sql);
     if (this.bigInts) s.setReadBigInts(true);
+    if (options.arrays) s.setReturnArrays(true);
     return s as unknown as Statement<P, R>;
   }
 
