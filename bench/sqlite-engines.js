@@ -7,11 +7,19 @@
  *  - append:  N events in transactions of 50 rows (the event store's group commit), a
  *             prepared INSERT with a JSON payload;
  *  - read:    every stream of 10 events read back by a prepared SELECT (a command's load);
+ *  - log:     the whole log read back in pages of 1,000 rows of every column, as the event
+ *             store reads it for replays and catch-ups (better-sqlite3: objects with safe
+ *             integers, as the store read them; node:sqlite: arrays with bigints, as it reads
+ *             them now: objects cost node:sqlite about twice as much per row);
  *  - upsert:  N read-model documents written with INSERT ... ON CONFLICT DO UPDATE in
  *             transactions of 200 (a projection batch), then read back by id;
  *  - scan:    a JSON field filter over the documents (json_extract), as list queries do.
  * It prints one JSON object: per engine and operation, rows per second (median of R runs).
  * Results are recorded in docs/benchmarks.md.
+ *
+ * The stores run on `node:sqlite`; better-sqlite3 is no longer a dependency. When it is not
+ * installed, that engine is skipped with a note; to compare, install it for the run only:
+ *   npm install --no-save better-sqlite3 && node bench/sqlite-engines.js
  */
 'use strict';
 const { mkdtempSync, rmSync } = require('node:fs');
@@ -23,14 +31,25 @@ const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000
 const ROWS = Number(values.rows);
 const RUNS = Number(values.runs);
 
+/** better-sqlite3, when it is installed and loads (its native addon built for this Node); else why not. */
+function loadBetterSqlite3() {
+  try {
+    return { Database: require('better-sqlite3') };
+  } catch (err) {
+    return { missing: err.code === 'MODULE_NOT_FOUND' ? 'not installed (npm install --no-save better-sqlite3 to compare)' : `does not load: ${err.message}` };
+  }
+}
+const better = loadBetterSqlite3();
+
 const engines = {
   'better-sqlite3': (file) => {
-    const Database = require('better-sqlite3');
+    const { Database } = better;
     const db = new Database(file);
     return {
       exec: (sql) => db.exec(sql),
-      prepare: (sql) => {
+      prepare: (sql, { log } = {}) => {
         const s = db.prepare(sql);
+        if (log) s.safeIntegers(true);
         return { run: (...a) => s.run(...a), get: (...a) => s.get(...a), all: (...a) => s.all(...a) };
       },
       tx: (fn) => db.transaction(fn)(),
@@ -42,8 +61,12 @@ const engines = {
     const db = new DatabaseSync(file);
     return {
       exec: (sql) => db.exec(sql),
-      prepare: (sql) => {
+      prepare: (sql, { log } = {}) => {
         const s = db.prepare(sql);
+        if (log) {
+          s.setReadBigInts(true);
+          s.setReturnArrays(true);
+        }
         return { run: (...a) => s.run(...a), get: (...a) => s.get(...a), all: (...a) => s.all(...a) };
       },
       tx: (fn) => {
@@ -81,6 +104,12 @@ function once(open) {
     for (let s = 0; s < ROWS / 10; s++) n += read.all(`task-${s}`).length;
     out.read = n / (Number(process.hrtime.bigint() - t) / 1e9);
 
+    const page = db.prepare('SELECT position, stream, revision, type, data FROM events WHERE position > ? ORDER BY position LIMIT 1000', { log: true });
+    t = process.hrtime.bigint();
+    n = 0;
+    for (let rows = page.all(0); rows.length; rows = page.all(rows[rows.length - 1].position ?? rows[rows.length - 1][0])) n += rows.length;
+    out.log = n / (Number(process.hrtime.bigint() - t) / 1e9);
+
     const upsert = db.prepare('INSERT INTO docs (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc');
     t = process.hrtime.bigint();
     for (let i = 0; i < ROWS; i += 200) db.tx(() => { for (let j = i; j < Math.min(ROWS, i + 200); j++) upsert.run(`task_${j}`, JSON.stringify({ _id: `task_${j}`, status: j % 3 ? 'succeeded' : 'running', account_id: `acc_${j % 100}`, title: `task ${j}` })); });
@@ -105,11 +134,16 @@ function once(open) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const result = { node: process.version, rows: ROWS, runs: RUNS, rows_per_second: {} };
+if (better.missing) {
+  delete engines['better-sqlite3'];
+  result.skipped = { 'better-sqlite3': better.missing };
+  process.stderr.write(`better-sqlite3 skipped: ${better.missing}\n`);
+}
 for (const [name, open] of Object.entries(engines)) {
   const runs = Array.from({ length: RUNS }, () => once(open));
   result.rows_per_second[name] = Object.fromEntries(Object.keys(runs[0]).map((k) => [k, Math.round(median(runs.map((r) => r[k])))]));
 }
 const a = result.rows_per_second['better-sqlite3'];
 const b = result.rows_per_second['node:sqlite'];
-result.node_sqlite_over_better_sqlite3 = Object.fromEntries(Object.keys(a).map((k) => [k, Number((b[k] / a[k]).toFixed(2))]));
+if (a) result.node_sqlite_over_better_sqlite3 = Object.fromEntries(Object.keys(a).map((k) => [k, Number((b[k] / a[k]).toFixed(2))]));
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

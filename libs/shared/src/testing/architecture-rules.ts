@@ -194,7 +194,7 @@ function impureContractsOf(layout: Layout, ctx: string): string[] {
   return found;
 }
 
-const forbiddenInDomain = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|better-sqlite3$|supertest$)/;
+const forbiddenInDomain = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|node:sqlite$|supertest$)/;
 
 export function analyse(layout: Layout): Analysis {
   const files = sourcesOf(layout);
@@ -231,7 +231,7 @@ export function printGraph(graph: ReadonlyMap<string, ReadonlySet<string>>): str
     .join('\n');
 }
 
-const serverCode = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|better-sqlite3$|supertest$)/;
+const serverCode = /^(@nestjs\/|express$|mongodb$|minio$|@eventstore\/|node:sqlite$|supertest$)/;
 
 /** Imports of server code by the packages under packages/ (`file: 'specifier'`). */
 export function packageViolations(layout: Layout): string[] {
