@@ -82,7 +82,11 @@ export class ReceiveCallbackHandler {
    */
   private async receiveSigned(taskId: string, state: SupplierJobState, receiver: CallbackReceiver, cmd: ReceiveCallbackCommand, now: number): Promise<void> {
     if (isTerminal(state)) return;
-    if (state.status !== 'dispatched' || !receiver.verify) throw new AppError('NOT_FOUND', 'no such callback address');
+    if (!receiver.verify) throw new AppError('NOT_FOUND', 'no such callback address');
+    // The provider answered faster by webhook than its create answer was recorded here: ask
+    // it to send again (the status is also polled).
+    if (state.status === 'queued' && state.submitting) throw new AppError('SERVICE_UNAVAILABLE', 'the job is being recorded; send the webhook again');
+    if (state.status !== 'dispatched') throw new AppError('NOT_FOUND', 'no such callback address');
     const body = typeof cmd.data.body === 'function' ? await cmd.data.body() : cmd.data.body;
     const headers = cmd.data.headers ?? { get: () => null };
     if (!receiver.verify(state, headers, body, now)) {
