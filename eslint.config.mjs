@@ -2,14 +2,14 @@
 // information, so `npm run lint` stays fast) plus the context-boundary rule.
 //
 // Boundary rule (DESIGN.md rule 1): a library under libs/ is a bounded context unless
-// architecture.json lists it as a kernel library (`shared`) or an infrastructure library (`storage`,
+// architecture.json lists it as a kernel library (`kernel`, `event-sourcing`, ...) or an infrastructure library (`storage`,
 // the adapters: imported through its index by apps and tests only, never by another library's
 // production code). Another library uses a context only
 // through its Nest-free contracts entry point, `@gensvc/<ctx>/contracts`; its module index,
 // `@gensvc/<ctx>`, is for apps and end-to-end tests. A kernel library is used through its index.
 // Forbidden everywhere: deep alias paths into another library (`@gensvc/<lib>/...` other than
 // `contracts`), relative paths into another library or into apps/. A library's test kit,
-// `@gensvc/<lib>/testing/...`, only in tests. libs/shared/src/architecture.int.spec.ts checks the
+// `@gensvc/<lib>/testing/...`, only in tests. libs/kernel/src/architecture.int.spec.ts checks the
 // same rules by scanning the sources, and also that the context graph has no cycle.
 // `@gensvc/sdk` (packages/sdk) is a package, not a library: its entry points are public.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ const aliasRule = ({ own, allowTesting, allowContextIndex }) => {
   return [
     {
       regex: `^@gensvc/${others}(?:${kernelAlt})/(?!${allowTesting ? 'testing/' : '$^'}).+`,
-      message: 'Import a kernel or infrastructure library through its index: `@gensvc/shared`, `@gensvc/storage`.',
+      message: 'Import a kernel or infrastructure library through its index: `@gensvc/kernel`, `@gensvc/event-sourcing`, `@gensvc/storage`.',
     },
     {
       regex: `^@gensvc/${others}(?:${contextAlt})/(?!${okPaths}).+`,
@@ -56,13 +56,13 @@ const libraryBlocks = libraries.flatMap((lib) => {
   const relative = [
     {
       regex: `^\\.{1,2}/(?:.*/)?(?:${others.join('|')})/src(?:/|$)`,
-      message: 'A relative path into another library: use `@gensvc/<context>/contracts` (or `@gensvc/shared`) instead.',
+      message: 'A relative path into another library: use `@gensvc/<context>/contracts` (or a kernel library such as `@gensvc/kernel`) instead.',
     },
     { regex: '^\\.{1,2}/(?:.*/)?apps/', message: 'Libraries must not import the apps that compose them.' },
   ];
   const adapters = infrastructure.includes(lib)
     ? []
-    : [{ regex: `^@gensvc/(?:${infrastructure.join('|') || '$^'})$`, message: 'The storage adapters are composed by the apps: a library uses the ports of `@gensvc/shared` (tests may import `@gensvc/storage`).' }];
+    : [{ regex: `^@gensvc/(?:${infrastructure.join('|') || '$^'})$`, message: 'The storage adapters are composed by the apps: a library uses the ports of `@gensvc/event-sourcing` and `@gensvc/blob-store` (tests may import `@gensvc/storage`).' }];
   return [
     { files: [`libs/${lib}/**/*.ts`], rules: boundaryRules([...aliasRule({ own: lib, allowTesting: false, allowContextIndex: false }), ...adapters, ...relative]) },
     { files: testFiles.map((f) => `libs/${lib}/${f}`), rules: boundaryRules([...aliasRule({ own: lib, allowTesting: true, allowContextIndex: false }), ...relative]) },

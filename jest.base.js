@@ -3,7 +3,7 @@
  * checks types). NestJS 12 and a few other dependencies ship only ES modules, which Jest
  * cannot require on Node 20: babel-jest turns those into CommonJS (cached after the first run).
  */
-const contexts = ['shared', 'storage', 'catalogue', 'identity', 'quoting', 'tasks', 'wallet', 'assets', 'voices', 'suppliers', 'operations', 'notifications'];
+const contexts = ['kernel', 'event-sourcing', 'blob-store', 'config', 'logging', 'http', 'storage', 'catalogue', 'identity', 'quoting', 'tasks', 'wallet', 'assets', 'voices', 'suppliers', 'operations', 'notifications'];
 const moduleNameMapper = {};
 for (const c of contexts) {
   moduleNameMapper[`^@gensvc/${c}$`] = `<rootDir>/libs/${c}/src`;
@@ -14,7 +14,7 @@ moduleNameMapper['^@gensvc/sdk$'] = '<rootDir>/packages/sdk/src/index.ts';
 moduleNameMapper['^@gensvc/sdk/(.*)$'] = '<rootDir>/packages/sdk/src/$1.ts';
 moduleNameMapper['^(\\.{1,2}/.*)\\.js$'] = '$1';
 const esmPackages = [
-  '@nestjs', '@borewit', '@tokenizer', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', 'ulid',
+  '@nestjs', '@borewit', '@tokenizer', 'file-type', 'strtok3', 'token-types', 'uint8array-extras',
   'oauth4webapi', 'fast-check', 'pure-rand', '@standard-schema', '@modelcontextprotocol', 'pkce-challenge', '@seriousme',
 ];
 module.exports = {

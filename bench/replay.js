@@ -36,7 +36,7 @@ function newest(dir) {
 }
 
 const entry = dist('libs', 'operations', 'src', 'index.js');
-if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(newest(join(root, 'libs', 'shared', 'src')), newest(join(root, 'libs', 'operations', 'src')))) {
+if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(newest(join(root, 'libs', 'event-sourcing', 'src')), newest(join(root, 'libs', 'operations', 'src')))) {
   process.stderr.write('building...\n');
   spawnSync(process.execPath, [join(root, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build', 'api'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (!existsSync(entry)) throw new Error('the build did not produce ' + entry);
@@ -45,7 +45,8 @@ if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(newest(join(root, '
 require('reflect-metadata');
 const { Injectable, Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
-const shared = require(dist('libs', 'shared', 'src'));
+const eventSourcing = require(dist('libs', 'event-sourcing', 'src'));
+const { loadConfig } = require(dist('libs', 'config', 'src'));
 const storageLib = require(dist('libs', 'storage', 'src'));
 const { OperationsModule, ReplayService } = require(entry);
 
@@ -64,12 +65,12 @@ function provider(projection) {
   }
   Object.defineProperty(P, 'name', { value: `Bench_${projection.name.replace(/\W/g, '_')}` });
   Injectable()(P);
-  shared.AsProjection()(P);
+  eventSourcing.AsProjection()(P);
   return P;
 }
 
 // 1. One document per task, folded from its lifecycle (like the task list and task reads).
-const tasks = shared.documentProjection({
+const tasks = eventSourcing.documentProjection({
   name: 'bench.tasks',
   collection: 'bench_tasks',
   handles: ['TaskCreated', 'TaskStarted', 'TaskSucceeded', 'TaskSettled'],
@@ -92,7 +93,7 @@ const tasks = shared.documentProjection({
 });
 
 // 2. One document per wallet, folded from its movements (like the wallet read).
-const wallets = shared.documentProjection({
+const wallets = eventSourcing.documentProjection({
   name: 'bench.wallets',
   collection: 'bench_wallets',
   handles: ['WalletCredited', 'FundsReserved', 'ReservationSettled'],
@@ -161,7 +162,7 @@ async function fill(file) {
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'gensvc-bench-replay-'));
   try {
-    const config = shared.loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     class Bench {}
     const storage = storageLib.StorageModule.forRoot(config);
     Module({ imports: [storage, OperationsModule.register({ imports: [storage] })], providers: [provider(tasks), provider(wallets), provider(usage)] })(Bench);
@@ -170,7 +171,7 @@ async function main() {
     const total = await fill(join(dataDir, 'events.db'));
     process.stderr.write(`stored ${total} events in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
-    const engine = app.get(shared.SubscriptionEngine);
+    const engine = app.get(eventSourcing.SubscriptionEngine);
     const s0 = process.hrtime.bigint();
     const c0 = process.cpuUsage();
     if (!args['no-start']) await engine.start({ reactors: false });
@@ -197,7 +198,7 @@ async function main() {
     }
     const rates = runs.map((r) => r.events_per_second).sort((a, b) => a - b);
     const docs = {};
-    for (const c of ['bench_tasks', 'bench_wallets', 'bench_usage']) docs[c] = await app.get(shared.ReadStore).collection(c).count({});
+    for (const c of ['bench_tasks', 'bench_wallets', 'bench_usage']) docs[c] = await app.get(eventSourcing.ReadStore).collection(c).count({});
     await app.close();
     process.stdout.write(
       JSON.stringify({

@@ -530,7 +530,7 @@ async function fixedRate(s, problems) {
 
 /** Writes `count` settled or reserved tasks of one account straight into the event store. */
 async function seedTasks(dataDir, accountId, count) {
-  const shared = require(join(root, 'dist/libs/shared/src'));
+  const kernel = require(join(root, 'dist/libs/kernel/src'));
   const storage = require(join(root, 'dist/libs/storage/src'));
   // seeding only, before the server starts: commits on this thread, without fsync
   const store = new storage.SqliteEventStore(join(dataDir, 'events.db'), undefined, { commits: 'inline', synchronous: 'OFF' });
@@ -543,7 +543,7 @@ async function seedTasks(dataDir, accountId, count) {
   // Appends issued together share one transaction (group commit): 1,000 tasks at a time.
   let pending = [];
   for (let i = 0; i < count; i++) {
-    const id = shared.newId('task');
+    const id = kernel.newId('task');
     const [model, modality] = modalities[i % 3];
     const at = new Date(base + i * 1000).toISOString();
     const events = [

@@ -1,5 +1,6 @@
 import { AssetRegistry } from '@gensvc/assets';
-import { EventStore, FixedClock, SubscriptionEngine } from '@gensvc/shared';
+import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { FixedClock } from '@gensvc/kernel';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 import { fixture, metaOf, prepare, putContent, sha256, storedObjects, until, uploadFile } from './fixtures/helpers';

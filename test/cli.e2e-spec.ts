@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Clock, loadConfig } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { loadConfig } from '@gensvc/config';
 import { createApp } from '../apps/api/src/bootstrap';
 import { uploadKey } from '@gensvc/sdk';
 import { inspectFile } from '@gensvc/sdk/node';

@@ -5,16 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import {
-  CurrentPrincipal,
-  Public,
-  RequireScope,
-  SubscriptionEngine,
-  UploadTokenAuth,
-  createLogger,
-  loadConfig,
-  type Principal,
-} from '@gensvc/shared';
+import { CurrentPrincipal, Public, RequireScope, UploadTokenAuth, type Principal } from '@gensvc/http';
+import { SubscriptionEngine } from '@gensvc/event-sourcing';
+import { createLogger } from '@gensvc/logging';
+import { loadConfig } from '@gensvc/config';
 import { StorageModule } from '@gensvc/storage';
 import { CloseAccountHandler, CreateAccountHandler, CreateApiKeyHandler, IdentityModule, RevokeApiKeyHandler, UploadTokens } from '@gensvc/identity';
 import { AllExceptionsFilter } from '../apps/api/src/http/all-exceptions.filter';

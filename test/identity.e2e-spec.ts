@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setLogDestination } from '@gensvc/shared';
+import { setLogDestination } from '@gensvc/logging';
 import { Authenticator, UploadTokens, routeTable } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -345,7 +345,7 @@ describe('OAuth 2.0 authorization server', () => {
   });
 
   it('expires access tokens after ACCESS_TOKEN_TTL_SECONDS', async () => {
-    const { FixedClock } = await import('@gensvc/shared');
+    const { FixedClock } = await import('@gensvc/kernel');
     const clock = new FixedClock(new Date());
     const t2 = await startTestApp({ env: { ACCESS_TOKEN_TTL_SECONDS: '60' }, overrides: { clock } });
     try {

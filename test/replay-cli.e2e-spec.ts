@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createServer } from 'node:net';
-import { EventStore, SubscriptionEngine } from '@gensvc/shared';
+import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 import { AdminServer } from '@gensvc/operations';
 import { createAccount } from './support/accounts';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';

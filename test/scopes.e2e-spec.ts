@@ -1,4 +1,4 @@
-import type { AccessRule } from '@gensvc/shared';
+import type { AccessRule } from '@gensvc/http';
 import { UploadTokens, routeTable, type RouteEntry } from '@gensvc/identity';
 import { startTestApp, type TestApp } from './support/test-app';
 import { bearer, createAccount, oauthToken, revokeApiKey } from './support/accounts';

@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import { AssetRegistry } from '@gensvc/assets';
 import { LocalSupplierControls, SupplierGateway, SupplierSettings, type SupplierJobEvent } from '@gensvc/suppliers';
 import { jobEvents, jobEventTypes, newTaskId, waitForJob } from '@gensvc/suppliers/testing/job-events';
-import { FixedClock } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
 import { VoiceRegistry } from '@gensvc/voices';
 import { bearer, createAccount } from './support/accounts';
 import { startTestApp, type TestApp } from './support/test-app';

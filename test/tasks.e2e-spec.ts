@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, FixedClock, SubscriptionEngine, type NewEvent } from '@gensvc/shared';
+import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { FixedClock, type NewEvent } from '@gensvc/kernel';
 import { WalletCommands } from '@gensvc/wallet';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, createApiKey, type TestAccount } from './support/accounts';

@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { FixedClock } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
 import { UploadExpiryJob } from '@gensvc/assets';
 import { bearer, createAccount, createApiKey, oauthToken, revokeApiKey, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';

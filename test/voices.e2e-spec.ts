@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventStore } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
 import { LocalSupplierControls } from '@gensvc/suppliers';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';

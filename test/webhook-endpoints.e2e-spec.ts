@@ -1,4 +1,4 @@
-import { EventStore } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
 import { NotificationSettings } from '@gensvc/notifications';
 import { bearer, createAccount, oauthToken, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createServer, type AddressInfo } from 'node:net';
 import { createHash, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { EventStore, ReadStore } from '@gensvc/shared';
+import { EventStore, ReadStore } from '@gensvc/event-sourcing';
 import { AdminServer, type ReplayState } from '@gensvc/operations';
 import { NotificationSettings, WebhookNetwork } from '@gensvc/notifications';
 import { bearer, createAccount, type TestAccount } from './support/accounts';

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { Clock, SubscriptionEngine } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { SubscriptionEngine } from '@gensvc/event-sourcing';
 import { CONSOLE_CLIENT_ID, CreateAccountHandler, CreateApiKeyHandler, RegisterOAuthClientHandler, RevokeApiKeyHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import type { TestApp } from './test-app';

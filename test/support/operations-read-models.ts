@@ -1,4 +1,4 @@
-import { EventStore, ReadStore, SubscriptionEngine, type Doc } from '@gensvc/shared';
+import { EventStore, ReadStore, SubscriptionEngine, type Doc } from '@gensvc/event-sourcing';
 import type { TestApp } from './test-app';
 
 /** Every document of every projection's collections, sorted by id (read-model equality checks). */

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@gensvc/shared';
+import { loadConfig } from '@gensvc/config';
 import { createApp } from '../../apps/api/src/bootstrap';
 import type { AppOverrides } from '../../apps/api/src/app.module';
 import type { TestApp } from './test-app';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { loadConfig, type AppConfig } from '@gensvc/shared';
+import { loadConfig, type AppConfig } from '@gensvc/config';
 import { createApp } from '../../apps/api/src/bootstrap';
 import type { AppOverrides } from '../../apps/api/src/app.module';
 

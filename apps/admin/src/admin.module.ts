@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { AppConfig } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
 import { StorageModule } from '@gensvc/storage';
 import { CatalogueModule } from '@gensvc/catalogue';
 import { IdentityModule } from '@gensvc/identity';

@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { AppError, RequestContexts, createLogger, loadConfig } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { RequestContexts } from '@gensvc/event-sourcing';
+import { createLogger } from '@gensvc/logging';
+import { loadConfig } from '@gensvc/config';
 import { PinoNestLogger } from '../../api/src/http/pino-nest-logger';
 import { AdminModule } from './admin.module';
 import { UsageError, type AdminCommand, type Flags } from './command';

@@ -4,7 +4,10 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BlobStore, EventStore, LeaseStore, ReadStore, SharedCounters, SubscriptionEngine, loadConfig } from '@gensvc/shared';
+import { BlobStore } from '@gensvc/blob-store';
+import { EventStore, LeaseStore, ReadStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { SharedCounters } from '@gensvc/http';
+import { loadConfig } from '@gensvc/config';
 import { AdminModule } from '../../admin/src/admin.module';
 import { AppModule } from './app.module';
 

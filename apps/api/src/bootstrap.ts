@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { DiscoveryService, NestFactory, Reflector } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig, SubscriptionEngine, createLogger, discoverRoutes, runsBackgroundWork, servesApi } from '@gensvc/shared';
+import { AppConfig, runsBackgroundWork, servesApi } from '@gensvc/config';
+import { SubscriptionEngine } from '@gensvc/event-sourcing';
+import { createLogger } from '@gensvc/logging';
+import { discoverRoutes } from '@gensvc/http';
 import { DeliveryMetrics } from '@gensvc/notifications';
 import { ChannelStatus } from '@gensvc/suppliers';
 import { Metrics } from '@gensvc/operations';

@@ -1,4 +1,5 @@
-import { createLogger, loadConfig } from '@gensvc/shared';
+import { createLogger } from '@gensvc/logging';
+import { loadConfig } from '@gensvc/config';
 import { createApp } from './bootstrap';
 
 async function main(): Promise<void> {

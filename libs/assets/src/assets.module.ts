@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { AssetRegistry } from './contracts/asset-registry';
 import { UploadLimits } from './domain/limits';
 import { AssetIngest } from './application/asset-ingest';

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { Clock, EventStore, type ModuleDependencies } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { EventStore } from '@gensvc/event-sourcing';
+import { type ModuleDependencies } from '@gensvc/http';
 import { Catalogue } from './domain/catalogue';
 import { CatalogueController } from './api/catalogue.controller';
 import { DiffCatalogueHandler } from './application/diff-catalogue/diff-catalogue.handler';

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { APP_GUARD } from '@nestjs/core';
 import { Authenticator } from './application/authenticate/authenticator';
 import { AccessTokensProjection, AccountsProjection, ApiKeysProjection, OAuthGrantsProjection } from './application/authenticate/identity.projections';

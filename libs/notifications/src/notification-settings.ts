@@ -1,4 +1,4 @@
-import { AppConfig, ConfigError, envInt } from '@gensvc/shared';
+import { AppConfig, ConfigError, envInt } from '@gensvc/config';
 
 type Env = Record<string, string | undefined>;
 

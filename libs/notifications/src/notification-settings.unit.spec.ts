@@ -1,4 +1,4 @@
-import { ConfigError } from '@gensvc/shared';
+import { ConfigError } from '@gensvc/config';
 import { parseAllowedPorts } from './notification-settings';
 
 describe('WEBHOOK_ALLOWED_PORTS', () => {

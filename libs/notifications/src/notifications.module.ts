@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AppConfig, type ModuleDependencies } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { type ModuleDependencies } from '@gensvc/http';
 import { WebhookEndpointsController } from './api/webhook-endpoints.controller';
 import { WebhookDeliveriesProjection } from './application/deliveries/deliveries.projection';
 import { DeliveriesService } from './application/deliveries/deliveries.service';

@@ -1,5 +1,6 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import type { ErrorCode, ModuleDependencies } from '@gensvc/shared';
+import type { ErrorCode } from '@gensvc/kernel';
+import type { ModuleDependencies } from '@gensvc/http';
 import { HealthController } from './api/health.controller';
 import { MarginProjection } from './application/margin-report/margin.projection';
 import { MarginReportHandler } from './application/margin-report/margin-report.handler';

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { QuotesController } from './api/quotes.controller';
 import { QuoteBook } from './contracts/quote-book';
 import { IssueQuoteHandler } from './application/issue-quote/issue-quote.handler';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AppConfig, ConfigError, envInt } from '@gensvc/shared';
+import { AppConfig, ConfigError, envInt } from '@gensvc/config';
 import type { ProviderType } from './application/providers/provider-adapter';
 
 /** One external supplier reached over HTTP (see libs/suppliers/PROTOCOL.md). */

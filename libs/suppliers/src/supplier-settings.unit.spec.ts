@@ -1,4 +1,4 @@
-import type { AppConfig } from '@gensvc/shared';
+import type { AppConfig } from '@gensvc/config';
 import { loadSupplierSettings, parseChannels } from './supplier-settings';
 
 const config = { publicBaseUrl: 'http://127.0.0.1:3000', signingSecret: 's'.repeat(40) } as AppConfig;

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AppConfig, ConsumerGroups, LeaseStore, type ModuleDependencies } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { ConsumerGroups, LeaseStore } from '@gensvc/event-sourcing';
+import { type ModuleDependencies } from '@gensvc/http';
 import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { TasksController } from './api/tasks.controller';
 import { CancelTaskHandler } from './application/cancel-task/cancel-task.handler';
 import { CreateTaskHandler } from './application/create-task/create-task.handler';

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { VoiceRegistry } from './contracts/voice-registry';
 import { VoicesController } from './api/voices.controller';
 import { CreateVoiceHandler } from './application/create-voice/create-voice.handler';

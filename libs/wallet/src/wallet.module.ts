@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { WalletCommands } from './contracts/wallet-commands';
 import { WalletController } from './api/wallet.controller';
 import { CaptureFundsHandler } from './application/capture-funds/capture-funds.handler';

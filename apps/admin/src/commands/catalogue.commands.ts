@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppError, Clock } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
 import { CatalogueFileError, DiffCatalogueHandler, PublishCatalogueHandler, ROUTED, ShowCatalogueHandler, type CatalogueFile } from '@gensvc/catalogue';
 import { SupplierSettings } from '@gensvc/suppliers';
 import { UsageError, requireArg, type AdminCommand } from '../command';

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { AppError, Clock } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
 import { CreateAccountHandler, CreateApiKeyHandler, RegisterOAuthClientHandler, RevokeApiKeyHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import { UsageError, requireFlag, type AdminCommand, type Flags } from '../command';

@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SingleBar } from 'cli-progress';
-import { AppConfig, AppError, type ErrorCode } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { AppError, type ErrorCode } from '@gensvc/kernel';
 import { AdminClient, AdminUnreachableError, ReplayService, adminBaseUrl, type ReplayResult, type ReplayState } from '@gensvc/operations';
 import { UsageError, type AdminCommand, type Flags } from '../command';
 

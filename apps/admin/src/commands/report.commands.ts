@@ -1,4 +1,4 @@
-import { SubscriptionEngine } from '@gensvc/shared';
+import { SubscriptionEngine } from '@gensvc/event-sourcing';
 import { MarginReportHandler, type MarginReportQuery } from '@gensvc/operations';
 import { UsageError, type AdminCommand, type Flags } from '../command';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { GetAccountHandler } from '@gensvc/identity';
 import { WalletCommands } from '@gensvc/wallet';
 import { UsageError, requireFlag, type AdminCommand } from '../command';

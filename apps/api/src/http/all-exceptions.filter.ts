@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { sendError } from './error-response';
 import { statusOf } from './error-status';
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { RequestContexts } from '@gensvc/shared';
+import { RequestContexts } from '@gensvc/event-sourcing';
 
 /** Writes the spec's error object: exactly `{ error: { code, message, request_id } }`. */
 export function sendError(res: Response, status: number, code: string, message: string, headers: Record<string, string> = {}): void {

@@ -1,4 +1,4 @@
-import type { AppError, ErrorCode } from '@gensvc/shared';
+import type { AppError, ErrorCode } from '@gensvc/kernel';
 
 /**
  * The HTTP status of each error code (CONTRACT.md §5). Errors inside the libraries carry a

@@ -1,4 +1,4 @@
-import { APP_ERROR_CODES, AppError, isServiceFault } from '@gensvc/shared';
+import { APP_ERROR_CODES, AppError, isServiceFault } from '@gensvc/kernel';
 import { ERROR_STATUS, errorStatus, statusOf } from './error-status';
 
 describe('the HTTP status of error codes', () => {

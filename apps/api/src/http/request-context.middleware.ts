@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { RequestContexts } from '@gensvc/shared';
+import { RequestContexts } from '@gensvc/event-sourcing';
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

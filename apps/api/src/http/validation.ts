@@ -1,5 +1,5 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 
 /**
  * Flattens class-validator errors into one message that names each offending field. A field

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsOptional, IsString, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { createValidationPipe } from './validation';
 
 class Inner {

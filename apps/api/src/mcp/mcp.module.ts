@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { McpController } from './mcp.controller';
 
 /**

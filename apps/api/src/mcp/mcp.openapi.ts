@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, type JsonSchema, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, type JsonSchema, schemaRef as ref } from '@gensvc/http';
 import type { McpController } from './mcp.controller';
 
 /** A JSON-RPC 2.0 message as the MCP transport accepts it: a request, a notification, a result or an error. */

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json } from '@gensvc/http';
 import type { OpenApiController } from './openapi.controller';
 
 /** The OpenAPI declarations of the document itself, by handler (assembled into GET /v1/openapi.json by apps/api/src/openapi). */

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, HttpAdapterHost, ModulesContainer, Reflector } from '@nestjs/core';
-import { AppConfig, OpenApiOperations, Public } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { OpenApiOperations, Public } from '@gensvc/http';
 import { buildOpenApiDocument } from './openapi.document';
 import { OPENAPI_JSON_OPENAPI } from './openapi-json.openapi';
 

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import type { ModuleDependencies } from '@gensvc/shared';
+import type { ModuleDependencies } from '@gensvc/http';
 import { OpenApiController } from './openapi.controller';
 
 /** The published interface: the OpenAPI document of the public API. Imports: the storage module (`AppConfig`). */

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ReadStore } from '@gensvc/shared';
+import type { ReadStore } from '@gensvc/event-sourcing';
 import { SqliteDatabase, type Statement } from '@gensvc/storage';
 import { CounterBackend, type CounterDelta } from './counter-backend';
 

@@ -2,7 +2,9 @@ import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ThrottlerGuard, getOptionsToken, getStorageToken, type ThrottlerModuleOptions, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { AppConfig, AppError, SharedCounters } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { AppError } from '@gensvc/kernel';
+import { SharedCounters } from '@gensvc/http';
 import { Authenticator } from '@gensvc/identity';
 
 const MINUTE = 60_000;

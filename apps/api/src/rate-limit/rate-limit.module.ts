@@ -1,6 +1,9 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
-import { AppConfig, ReadStore, SharedCounters, createLogger, type ModuleDependencies } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { ReadStore } from '@gensvc/event-sourcing';
+import { SharedCounters, type ModuleDependencies } from '@gensvc/http';
+import { createLogger } from '@gensvc/logging';
 import { ReadStoreCounterBackend, SqliteCounterBackend } from './counter-backends';
 import { ReconciledCounters } from './reconciled-counters';
 

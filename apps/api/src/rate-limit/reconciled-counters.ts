@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { SharedCounters, type CounterState } from '@gensvc/shared';
+import { SharedCounters, type CounterState } from '@gensvc/http';
 import type { CounterBackend, CounterDelta } from './counter-backend';
 
 interface Entry {

@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, Head, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
-import { Clock, CurrentPrincipal, OpenApiOperations, type Principal, Public, RequireScope } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { CurrentPrincipal, OpenApiOperations, type Principal, Public, RequireScope } from '@gensvc/http';
 import { DeleteAssetHandler } from '../application/delete-asset/delete-asset.handler';
 import { GetAssetHandler } from '../application/get-asset/get-asset.handler';
 import { ListAssetsHandler } from '../application/list-assets/list-assets.handler';

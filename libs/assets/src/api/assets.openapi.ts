@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/http';
 import type { AssetsController } from './assets.controller';
 
 const FILE_HEADERS = {

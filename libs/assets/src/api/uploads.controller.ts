@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Operation } from './operation';
 import type { Request, Response } from 'express';
-import { AppError, Clock, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope, UploadTokenAuth } from '@gensvc/http';
 import { CompleteUploadHandler } from '../application/complete-upload/complete-upload.handler';
 import { DirectUploadHandler } from '../application/direct-upload/direct-upload.handler';
 import { GetUploadHandler } from '../application/get-upload/get-upload.handler';

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/http';
 import { ACCEPTED_MIMES } from '../domain/media-types';
 import type { UploadsController } from './uploads.controller';
 

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { AppError, BlobStore, Clock, newId } from '@gensvc/shared';
+import { AppError, Clock, newId } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
 import type { AssetSource } from '../domain/asset';
 import { UploadLimits } from '../domain/limits';
 import { AssetRecords, type AssetView } from './asset-records';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppConfig, AppError, Clock } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { AppError, Clock } from '@gensvc/kernel';
 import { UploadLimits } from '../domain/limits';
 
 export type Disposition = 'inline' | 'attachment';

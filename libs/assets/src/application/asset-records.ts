@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { EventStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { EventStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { streamName } from '@gensvc/kernel';
 import { ASSET_STREAM, assetDecider, type AssetFacts, type AssetState } from '../domain/asset';
 import { AssetLinks } from './asset-links';
 

@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { JsonSyntaxChecker } from '../domain/json-syntax';
 import { isAcceptedMime, isTextMime, type AcceptedMime } from '../domain/media-types';
 

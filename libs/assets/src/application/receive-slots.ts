@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AppError, LeaseStore, acquireSlot } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { LeaseStore, acquireSlot } from '@gensvc/event-sourcing';
 import { UploadLimits } from '../domain/limits';
 
 /** A receive slot held: give it back once; `yielded` aborts when the receive must give its place to a waiting account. */

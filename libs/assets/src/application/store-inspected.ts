@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { AppError, BlobStore } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
 import { ContentInspector, type InspectionResult, type InspectionTarget } from './content-inspector';
 
 /** The sender went away before the whole file arrived (nobody is left to answer). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { AppError, Clock, streamName } from '@gensvc/kernel';
+import { EventStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { UPLOAD_STREAM, effectiveStatus, uploadDecider, type Upload, type UploadCommand, type UploadStatus } from '../domain/upload';
 import { AssetRecords, type AssetView } from './asset-records';
 

@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 
 /** A registered file of an account (stream `asset-<asset_id>`). */
 export const ASSET_STREAM = 'asset';

@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { assetDecider, type AssetEvent, type AssetFacts } from './asset';
 
 const facts: AssetFacts = {

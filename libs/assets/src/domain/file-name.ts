@@ -1,4 +1,4 @@
-import { AppError, hasControlCharacter } from '@gensvc/shared';
+import { AppError, hasControlCharacter } from '@gensvc/kernel';
 
 export const MAX_NAME_CHARS = 200;
 

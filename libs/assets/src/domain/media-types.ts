@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 
 /** The media types the service accepts for uploads (spec: direct upload Content-Types). */
 export const ACCEPTED_MIMES = [

@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider, type ErrorCode } from '@gensvc/shared';
+import { AppError, type Command, type Decider, type ErrorCode } from '@gensvc/kernel';
 
 /**
  * The prepared upload (stream `upload-<upload_id>`): spec "States and transitions / Upload".

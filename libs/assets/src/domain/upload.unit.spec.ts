@@ -1,5 +1,5 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
-import { fold as foldWith } from '@gensvc/shared';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
+import { fold as foldWith } from '@gensvc/kernel';
 import { effectiveStatus, uploadDecider, type Upload, type UploadEvent } from './upload';
 
 const fold = (events: readonly UploadEvent[]) => foldWith(uploadDecider, events);

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { OpenApiOperations, Public } from '@gensvc/shared';
+import { OpenApiOperations, Public } from '@gensvc/http';
 import { GetModelHandler } from '../application/get-model/get-model.handler';
 import { ListCapabilitiesHandler } from '../application/list-capabilities/list-capabilities.handler';
 import { ListModelsHandler } from '../application/list-models/list-models.handler';

@@ -1,4 +1,5 @@
-import { EventStore, loadAggregate, streamName } from '@gensvc/shared';
+import { EventStore, loadAggregate } from '@gensvc/event-sourcing';
+import { streamName } from '@gensvc/kernel';
 import { CatalogueVersion } from '../domain/catalogue';
 import { CATALOGUE_STREAM, CATALOGUE_STREAM_ID, catalogueVersionDecider, type CataloguePublishedData, type CatalogueVersionState } from '../domain/catalogue-versions';
 

@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import jsonata from 'jsonata';
 import { createHash } from 'node:crypto';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { catalogueFileSchema } from './catalogue-file.schema';
 
 export type Modality = 'text' | 'image' | 'audio' | 'video';

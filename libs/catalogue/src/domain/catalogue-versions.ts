@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 import { catalogueChanges, type CatalogueChange } from './catalogue-changes';
 import { catalogueDigest, priceVersionsOf, type CatalogueFile } from './catalogue-file';
 

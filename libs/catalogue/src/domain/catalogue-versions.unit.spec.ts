@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import type { CatalogueFile, CatalogueFileModel } from './catalogue-file';
 import { catalogueDigest, priceVersionOf } from './catalogue-file';
 import { catalogueVersionDecider, type CatalogueVersionEvent } from './catalogue-versions';

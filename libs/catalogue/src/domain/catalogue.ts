@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AppError, Money, type Micros } from '@gensvc/shared';
+import { AppError, Money, type Micros } from '@gensvc/kernel';
 import { inputSchemaCompiler, parseCatalogueFile, priceVersionsOf, type CatalogueFile, type CatalogueFileModel, type CatalogueRoute, type QuantityRule } from './catalogue-file';
 
 export type { CapabilityPricing, CatalogueFile, CatalogueFileModel, CatalogueRoute, Modality, PriceRule, QuantityRule } from './catalogue-file';

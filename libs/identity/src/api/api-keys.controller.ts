@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError, Clock, ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal, SubscriptionEngine } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
+import { ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal } from '@gensvc/http';
+import { SubscriptionEngine } from '@gensvc/event-sourcing';
 import { CreateApiKeyHandler } from '../application/create-api-key/create-api-key.handler';
 import { GetApiKeyHandler, type ApiKeyView } from '../application/get-api-key/get-api-key.handler';
 import { ListApiKeysHandler } from '../application/list-api-keys/list-api-keys.handler';

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/http';
 import type { ApiKeysController } from './api-keys.controller';
 
 /** The OpenAPI declarations of API keys, by handler (assembled into GET /v1/openapi.json by apps/api/src/openapi). */

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { discoverRoutes, type AccessRule } from '@gensvc/shared';
+import { discoverRoutes, type AccessRule } from '@gensvc/http';
 
 export interface RouteEntry {
   readonly method: string;

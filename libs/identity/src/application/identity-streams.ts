@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { streamName } from '@gensvc/shared';
+import { streamName } from '@gensvc/kernel';
 import { normalizeEmail } from '../domain/account';
 
 /** The identity context's stream names, shared by its use cases. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AppConfig, EventStore, SubscriptionEngine, handleCommand } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { EventStore, SubscriptionEngine, handleCommand } from '@gensvc/event-sourcing';
 import { formatCredential, hashSecret } from '../domain/credentials';
 import { OAuthGrantError, oauthGrantDecider, type NewTokens, type OAuthGrantCommand, type RevokeReason } from '../domain/oauth-grant';
 import { oauthGrantStream } from './identity-streams';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppConfig } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
 
 /** What an upload token says. */
 export interface UploadTokenPayload {

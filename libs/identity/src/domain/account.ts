@@ -1,6 +1,6 @@
 import './identity-events.v1';
-import { AppError, checkPlainText } from '@gensvc/shared';
-import type { Command, Decider } from '@gensvc/shared';
+import { AppError, checkPlainText } from '@gensvc/kernel';
+import type { Command, Decider } from '@gensvc/kernel';
 
 /** Events of the `account-<id>` stream. */
 export type AccountEvent =

@@ -1,6 +1,6 @@
 import './identity-events.v1';
-import { AppError } from '@gensvc/shared';
-import type { Command, Decider } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import type { Command, Decider } from '@gensvc/kernel';
 
 /** Events of the `apikey-<key id>` stream. The key itself is never stored, only its SHA-256. */
 export type ApiKeyEvent =

@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { apiKeyDecider, type ApiKeyEvent } from './api-key';
 import { formatCredential, hashSecret, parseCredential, secretMatches } from './credentials';
 

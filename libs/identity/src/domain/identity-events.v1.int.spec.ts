@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventSchemas, type RecordedEvent } from '@gensvc/shared';
+import { eventSchemas, type RecordedEvent } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { accountDecider, type AccountEvent } from './account';
 import { apiKeyDecider, type ApiKeyEvent } from './api-key';

@@ -1,4 +1,4 @@
-import { eventSchemas } from '@gensvc/shared';
+import { eventSchemas } from '@gensvc/kernel';
 
 /**
  * Schema version 1 of the identity events wrote their data in camelCase (`accountId`,

@@ -1,6 +1,6 @@
 import './identity-events.v1';
-import { AppError, checkPlainText } from '@gensvc/shared';
-import type { Command, Decider } from '@gensvc/shared';
+import { AppError, checkPlainText } from '@gensvc/kernel';
+import type { Command, Decider } from '@gensvc/kernel';
 
 /** Events of the `oauthclient-<client id>` stream. A confidential client's secret is stored as SHA-256 only. */
 export type OAuthClientEvent = {

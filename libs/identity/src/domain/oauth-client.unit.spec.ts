@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { oauthClientDecider } from './oauth-client';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -1,6 +1,6 @@
 import './identity-events.v1';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Command, Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/kernel';
 
 /**
  * One authorization of a client by an account (`oauthgrant-<grant id>`): the authorization

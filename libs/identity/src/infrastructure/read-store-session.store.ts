@@ -1,6 +1,7 @@
 import session from 'express-session';
 import { createHash } from 'node:crypto';
-import type { Clock, ReadStore } from '@gensvc/shared';
+import type { Clock } from '@gensvc/kernel';
+import type { ReadStore } from '@gensvc/event-sourcing';
 
 type SessionDoc = { _id: string; data: string; expires_at: string };
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
 import { DeliveriesService } from '../application/deliveries/deliveries.service';
 import { EndpointsService } from '../application/endpoints/endpoints.service';
 import { WEBHOOK_ENDPOINTS_OPENAPI } from './webhook-endpoints.openapi';

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/http';
 import { WEBHOOK_EVENT_TYPES } from '../domain/endpoints';
 import type { WebhookEndpointsController } from './webhook-endpoints.controller';
 

@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 
 /** One message to one endpoint: stream `webhookdelivery-<delivery_id>`. */
 export const DELIVERY_STREAM = 'webhookdelivery';

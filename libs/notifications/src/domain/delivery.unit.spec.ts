@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { apiStatus, deliveryDecider, retryDelayMs, type DeliveryCommand, type DeliveryEvent, type DeliveryState } from './delivery';
 
 const spec = DeliveryCommandSpec();

@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 
 /** The account's webhook endpoints: one aggregate per account, stream `webhooks-<account_id>`. */
 export const WEBHOOKS_STREAM = 'webhooks';

@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { endpointsDecider, failingTooLong, MAX_ENDPOINTS, signingSecrets, subscribes, type EndpointsState, type WebhookEndpointEvent } from './endpoints';
 
 const spec = DeciderSpecification.for(endpointsDecider);

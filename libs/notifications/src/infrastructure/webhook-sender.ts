@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIpLiteral, pinnedLookup, resolveCheckedHost } from '@gensvc/shared';
+import { isIpLiteral, pinnedLookup, resolveCheckedHost } from '@gensvc/http';
 import { isLoopback, refusedWebhookAddress } from '../application/endpoints/webhook-address';
 import { NotificationSettings } from '../notification-settings';
 import { WebhookNetwork } from './webhook-network';

@@ -1,5 +1,8 @@
 import { Controller, Get, HttpCode, Inject } from '@nestjs/common';
-import { AppError, BlobStore, EventStore, Public, ReadStore, SubscriptionEngine } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
+import { EventStore, ReadStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { Public } from '@gensvc/http';
 import { countEventsAfter } from '../infrastructure/metrics';
 
 /** Most events the projections may be behind while the service still reports ready. */

@@ -1,4 +1,4 @@
-import { Money, type Micros } from '@gensvc/shared';
+import { Money, type Micros } from '@gensvc/kernel';
 import type { SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import type { TaskEvent } from '@gensvc/tasks/contracts';
 

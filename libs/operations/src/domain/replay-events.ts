@@ -1,4 +1,4 @@
-import { eventSchemas, type DomainEvent } from '@gensvc/shared';
+import { eventSchemas, type DomainEvent } from '@gensvc/kernel';
 
 /**
  * Audit trail of replays: one stream per replay (`replay-<id>`). Schema version 3 is the

@@ -1,4 +1,5 @@
-import { AppError, type AppConfig, type ErrorCode } from '@gensvc/shared';
+import { AppError, type ErrorCode } from '@gensvc/kernel';
+import { type AppConfig } from '@gensvc/config';
 import type { ReplayState } from '../application/replay/replay-progress';
 
 /** No admin endpoint answers at the configured address (no server running, or ADMIN_TOKEN unset there). */

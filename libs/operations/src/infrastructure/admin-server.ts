@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppConfig, AppError, ReadStore, RequestContexts, stripDoc, type ErrorCode } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { AppError, type ErrorCode } from '@gensvc/kernel';
+import { ReadStore, RequestContexts, stripDoc } from '@gensvc/event-sourcing';
 import { REPLAY_HISTORY, type ReplayHistoryDoc } from '../application/replay/replay-history.projection';
 import { ReplayService } from '../application/replay/replay.service';
 import { Metrics } from './metrics';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { EventStore } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
 import { Metrics } from './metrics';
 
 const INSTRUMENTED = Symbol('gensvc.metrics.instrumented');

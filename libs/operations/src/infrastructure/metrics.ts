@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { EventStore, SubscriptionEngine } from '@gensvc/shared';
+import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 
 /** Most events counted per scrape for a lag or backlog gauge; the gauge shows at least this many then. */
 export const LAG_COUNT_CAP = 10_000;

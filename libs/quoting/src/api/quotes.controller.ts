@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { IsObject, IsOptional, IsString, Length } from 'class-validator';
-import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
 import { IssueQuoteHandler, type QuoteResponse } from '../application/issue-quote/issue-quote.handler';
 import { QUOTES_OPENAPI } from './quotes.openapi';
 

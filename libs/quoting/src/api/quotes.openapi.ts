@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/http';
 import type { QuotesController } from './quotes.controller';
 
 /** The OpenAPI declarations of quotes, by handler (assembled into GET /v1/openapi.json by apps/api/src/openapi). */

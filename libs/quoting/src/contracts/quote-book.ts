@@ -1,4 +1,4 @@
-import type { Micros } from '@gensvc/shared';
+import type { Micros } from '@gensvc/kernel';
 
 /** A quote's terms as the tasks context locks them. */
 export interface LockedQuote {

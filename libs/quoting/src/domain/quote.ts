@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 
 /**
  * A quote (stream `quote-<quote_id>`): a priced, validated request that reserves nothing.

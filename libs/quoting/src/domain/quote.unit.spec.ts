@@ -1,6 +1,6 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { quoteDecider, quoteUnusableReason, type QuoteEvent, type QuoteTerms } from './quote';
-import { fold } from '@gensvc/shared';
+import { fold } from '@gensvc/kernel';
 
 const issuedAt = new Date('2026-01-01T00:00:00.000Z');
 const terms: QuoteTerms = {

@@ -1,4 +1,6 @@
-import type { Clock, EventStore, Principal } from '@gensvc/shared';
+import type { Clock } from '@gensvc/kernel';
+import type { EventStore } from '@gensvc/event-sourcing';
+import type { Principal } from '@gensvc/http';
 import type { Catalogue } from '@gensvc/catalogue/contracts';
 import type { AssetRegistry } from '@gensvc/assets/contracts';
 import type { VoiceRegistry } from '@gensvc/voices/contracts';
@@ -30,4 +32,3 @@ export function createQuotingForTests(deps: {
 }
 
 /** The quote decider and its events, for cross-aggregate property tests. */
-export { quoteDecider, type QuoteEvent, type QuoteState, type QuoteCommand, type QuoteTerms } from '../domain/quote';

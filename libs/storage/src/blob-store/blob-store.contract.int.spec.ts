@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blobStoreContract } from '@gensvc/shared/testing/contracts/blob-store.contract';
+import { blobStoreContract } from '@gensvc/blob-store/testing/contracts/blob-store.contract';
 import { FsBlobStore } from './fs-blob-store';
 import { MinioBlobStore } from './minio-blob-store';
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BlobNotFoundError, BlobStore, type BlobStat, type ByteRange } from '@gensvc/shared';
+import { BlobNotFoundError, BlobStore, type BlobStat, type ByteRange } from '@gensvc/blob-store';
 
 /**
  * Embedded blob store: one file per key under a directory. Writes go to a temporary file

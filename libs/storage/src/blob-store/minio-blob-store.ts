@@ -1,6 +1,6 @@
 import { Client, S3Error } from 'minio';
 import type { Readable } from 'node:stream';
-import { BlobNotFoundError, BlobStore, type BlobStat, type ByteRange } from '@gensvc/shared';
+import { BlobNotFoundError, BlobStore, type BlobStat, type ByteRange } from '@gensvc/blob-store';
 
 export interface MinioBlobStoreOptions {
   /** `http(s)://host:port` of the S3 API. */

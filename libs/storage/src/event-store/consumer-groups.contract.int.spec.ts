@@ -1,7 +1,7 @@
 import type { EventStoreDBClient } from '@eventstore/db-client';
-import { consumerGroupsContract } from '@gensvc/shared/testing/contracts/consumer-groups.contract';
-import { EsdbPersistentSubscriptionsModel } from '@gensvc/shared/testing/esdb-persistent-subscriptions-model';
-import type { ConsumerGroups } from '@gensvc/shared';
+import { consumerGroupsContract } from '@gensvc/event-sourcing/testing/contracts/consumer-groups.contract';
+import { EsdbPersistentSubscriptionsModel } from '@gensvc/event-sourcing/testing/esdb-persistent-subscriptions-model';
+import type { ConsumerGroups } from '@gensvc/event-sourcing';
 import { EsdbConsumerGroups } from './esdb-consumer-groups';
 import { EsdbEventStore } from './esdb-event-store';
 

@@ -13,8 +13,8 @@ import {
   type PersistentSubscriptionToAllResolvedEvent,
   type PersistentSubscriptionToAllSettings,
 } from '@eventstore/db-client';
-import { ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupConsumer, type GroupMessage } from '@gensvc/shared';
-import { eventSchemas, type EventSchemas } from '@gensvc/shared';
+import { ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupConsumer, type GroupMessage } from '@gensvc/event-sourcing';
+import { eventSchemas, type EventSchemas } from '@gensvc/kernel';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

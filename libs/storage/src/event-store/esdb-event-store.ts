@@ -19,10 +19,10 @@ import {
 } from '@eventstore/db-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { ConcurrencyError } from '@gensvc/shared';
-import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from '@gensvc/shared';
-import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from '@gensvc/shared';
-import { eventSchemas, type EventSchemas } from '@gensvc/shared';
+import { ConcurrencyError } from '@gensvc/kernel';
+import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from '@gensvc/kernel';
+import { EventStore, type AppendOptions, type AppendResult, type ReadAllOptions } from '@gensvc/event-sourcing';
+import { eventSchemas, type EventSchemas } from '@gensvc/kernel';
 
 /**
  * Events of one append share their EventStoreDB commit position, so the commit position

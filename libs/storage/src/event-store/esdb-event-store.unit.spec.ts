@@ -1,5 +1,5 @@
-import { eventStoreContract } from '@gensvc/shared/testing/contracts/event-store.contract';
-import { EsdbLogModel } from '@gensvc/shared/testing/esdb-log-model';
+import { eventStoreContract } from '@gensvc/event-sourcing/testing/contracts/event-store.contract';
+import { EsdbLogModel } from '@gensvc/event-sourcing/testing/esdb-log-model';
 import { EsdbEventStore } from './esdb-event-store';
 
 /*

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventStoreContract } from '@gensvc/shared/testing/contracts/event-store.contract';
+import { eventStoreContract } from '@gensvc/event-sourcing/testing/contracts/event-store.contract';
 import { EsdbEventStore } from './esdb-event-store';
 import { SqliteEventStore } from './sqlite-event-store';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 
 /**
  * The newest events of the log, parsed once and shared by every reader of this process

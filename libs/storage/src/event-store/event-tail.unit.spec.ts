@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import { EventTail } from './event-tail';
 
 const ev = (position: number, stream: string, revision: number): RecordedEvent => ({

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ExpectedRevision } from '@gensvc/shared';
+import type { ExpectedRevision } from '@gensvc/event-sourcing';
 import { SqliteDatabase, sqliteCode, type Statement } from '../sqlite/sqlite';
 
 /*

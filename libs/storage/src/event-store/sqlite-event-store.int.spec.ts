@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { typescriptChildPreamble } from '@gensvc/shared/testing/typescript-child';
+import { typescriptChildPreamble } from '@gensvc/event-sourcing/testing/typescript-child';
 import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
 
 /**
@@ -25,7 +25,7 @@ describe('SqliteEventStore across processes', () => {
       script,
       `${typescriptChildPreamble()}
 const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, 'sqlite-event-store.ts'))});
-const { ConcurrencyError } = require('@gensvc/shared');
+const { ConcurrencyError } = require('@gensvc/kernel');
 (async () => {
   const [file, name, count] = process.argv.slice(2);
   const store = new SqliteEventStore(file);

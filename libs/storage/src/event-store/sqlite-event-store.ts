@@ -3,10 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { ConcurrencyError } from '@gensvc/shared';
-import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from '@gensvc/shared';
+import { ConcurrencyError } from '@gensvc/kernel';
+import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from '@gensvc/kernel';
 import { EventTail } from './event-tail';
-import { CheckpointStore, EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from '@gensvc/shared';
+import { CheckpointStore, EventStore, type AppendOptions, type AppendResult, type ExpectedRevision, type ReadAllOptions } from '@gensvc/event-sourcing';
 import {
   SqliteCommitter,
   openEventDatabase,
@@ -17,7 +17,7 @@ import {
   type ToWriter,
   type WriterData,
 } from './sqlite-committer';
-import { eventSchemas, type EventSchemas } from '@gensvc/shared';
+import { eventSchemas, type EventSchemas } from '@gensvc/kernel';
 import { SqliteDatabase, type Statement } from '../sqlite/sqlite';
 
 interface PendingAppend {

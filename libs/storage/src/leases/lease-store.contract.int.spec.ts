@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leaseStoreContract } from '@gensvc/shared/testing/contracts/lease-store.contract';
+import { leaseStoreContract } from '@gensvc/event-sourcing/testing/contracts/lease-store.contract';
 import { SqliteReadStore } from '../read-store/sqlite-read-store';
 import { MongoReadStore } from '../read-store/mongo-read-store';
 import { ReadStoreLeaseStore } from './read-store-lease-store';

@@ -1,5 +1,5 @@
-import { DuplicateKeyError, type ReadStore } from '@gensvc/shared';
-import { LeaseStore } from '@gensvc/shared';
+import { DuplicateKeyError, type ReadStore } from '@gensvc/event-sourcing';
+import { LeaseStore } from '@gensvc/event-sourcing';
 
 interface LeaseDoc extends Record<string, unknown> {
   _id: string;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { LeaseStore } from '@gensvc/shared';
+import { LeaseStore } from '@gensvc/event-sourcing';
 import { SqliteDatabase, type SqlValue, type Statement } from '../sqlite/sqlite';
 
 const RENEW_CHUNK = 500;

@@ -1,6 +1,6 @@
 import { MongoClient, MongoServerError, type Db, type Collection as MongoCollection } from 'mongodb';
-import { CheckpointStore } from '@gensvc/shared';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from '@gensvc/shared';
+import { CheckpointStore } from '@gensvc/event-sourcing';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from '@gensvc/event-sourcing';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;

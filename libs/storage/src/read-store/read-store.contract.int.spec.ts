@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readStoreContract } from '@gensvc/shared/testing/contracts/read-store.contract';
+import { readStoreContract } from '@gensvc/event-sourcing/testing/contracts/read-store.contract';
 import { MongoReadStore } from './mongo-read-store';
 import { SqliteReadStore } from './sqlite-read-store';
 

@@ -1,4 +1,4 @@
-import { filterMatcher } from '@gensvc/shared';
+import { filterMatcher } from '@gensvc/event-sourcing';
 import { SqliteReadStore } from './sqlite-read-store';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { Collection, Doc, Filter } from '@gensvc/shared';
+import type { Collection, Doc, Filter } from '@gensvc/event-sourcing';
 import { SqliteReadStore } from './sqlite-read-store';
-import { deferIndexes, targetOf } from '@gensvc/shared';
+import { deferIndexes, targetOf } from '@gensvc/event-sourcing';
 
 /**
  * Inside `transaction(fn)` the embedded read store holds the documents named by `_id` in

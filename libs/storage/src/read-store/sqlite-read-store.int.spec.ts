@@ -4,11 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AsProjection, SubscriptionEngine } from '@gensvc/shared';
-import type { Projection } from '@gensvc/shared';
+import { AsProjection, SubscriptionEngine } from '@gensvc/event-sourcing';
+import type { Projection } from '@gensvc/event-sourcing';
 import { SqliteCheckpointStore, SqliteEventStore } from '../event-store/sqlite-event-store';
-import { crashProjections } from '@gensvc/shared/testing/crash-projections';
-import { typescriptChildPreamble } from '@gensvc/shared/testing/typescript-child';
+import { crashProjections } from '@gensvc/event-sourcing/testing/crash-projections';
+import { typescriptChildPreamble } from '@gensvc/event-sourcing/testing/typescript-child';
 import { SqliteReadStore } from './sqlite-read-store';
 
 const discovery = (projections: Projection[]) =>
@@ -66,10 +66,10 @@ describe('SqliteReadStore across processes', () => {
       script,
       `${typescriptChildPreamble()}
 const { Logger } = require(${JSON.stringify(require.resolve('@nestjs/common'))});
-const { AsProjection, SubscriptionEngine } = require('@gensvc/shared');
+const { AsProjection, SubscriptionEngine } = require('@gensvc/event-sourcing');
 const { SqliteCheckpointStore, SqliteEventStore } = require(${JSON.stringify(join(__dirname, '..', 'event-store', 'sqlite-event-store.ts'))});
 const { SqliteReadStore } = require(${JSON.stringify(join(__dirname, 'sqlite-read-store.ts'))});
-const { crashProjections } = require('@gensvc/shared/testing/crash-projections');
+const { crashProjections } = require('@gensvc/event-sourcing/testing/crash-projections');
 Logger.overrideLogger(false);
 (async () => {
   const [dir, stopAt, until] = process.argv.slice(2);

@@ -3,9 +3,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from '@gensvc/shared';
-import { filterMatcher } from '@gensvc/shared';
-import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from '@gensvc/shared';
+import { DuplicateKeyError, ReadStore, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Sort, type Update } from '@gensvc/event-sourcing';
+import { filterMatcher } from '@gensvc/event-sourcing';
+import { applyUpdateFast, cloneDocument, stripOnInsert, upsertSeed, withOnInsert } from '@gensvc/event-sourcing';
 import { SqliteDatabase, isBusy, sqliteCode, type Statement } from '../sqlite/sqlite';
 
 export interface SqliteReadStoreOptions {

@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError, Clock, Public } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
+import { Public } from '@gensvc/http';
 import { ReceiveCallbackHandler } from '../application/receive-callback/receive-callback.handler';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../infrastructure/http/callback-security';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Readable } from 'node:stream';
-import { AppError, isServiceFault } from '@gensvc/shared';
+import { AppError, isServiceFault } from '@gensvc/kernel';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import type { JobInfo } from '../domain/supplier-job';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Catalogue, ROUTED } from '@gensvc/catalogue/contracts';
-import { ConfigError } from '@gensvc/shared';
+import { ConfigError } from '@gensvc/config';
 import { CallbackTokens, isLocalBaseUrl } from '../infrastructure/http/callback-security';
 import { HttpSupplierChannel } from '../infrastructure/http/http-supplier.channel';
 import { LocalSupplierChannel } from '../infrastructure/local/local-supplier.channel';

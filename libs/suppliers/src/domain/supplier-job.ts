@@ -1,4 +1,4 @@
-import type { Command, Decider } from '@gensvc/shared';
+import type { Command, Decider } from '@gensvc/kernel';
 import type { SupplierJobEvent, SupplierJobOutput, SupplierJobQueuedData } from '../contracts/supplier-gateway';
 
 /**

@@ -1,6 +1,6 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import type { SupplierJobEvent } from '../contracts/supplier-gateway';
-import { fold } from '@gensvc/shared';
+import { fold } from '@gensvc/kernel';
 import { supplierJobDecider, type SupplierJobCommand } from './supplier-job';
 
 const spec = DeciderSpecification.for(supplierJobDecider);

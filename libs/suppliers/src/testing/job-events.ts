@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { EventStore, newId } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
+import { newId } from '@gensvc/kernel';
 import type { SupplierJobEvent } from '../contracts/supplier-gateway';
 
 /** Test helpers (e2e and integration tests) for supplier jobs. */

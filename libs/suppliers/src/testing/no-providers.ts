@@ -1,4 +1,4 @@
-import type { LeaseStore } from '@gensvc/shared';
+import type { LeaseStore } from '@gensvc/event-sourcing';
 import type { ProviderAdapters } from '../application/providers/provider-channels';
 import { ProviderChannels } from '../application/providers/provider-channels';
 import type { RouteHealth } from '../application/providers/routed-channel';

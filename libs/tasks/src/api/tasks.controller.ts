@@ -1,7 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
-import { AppError, Clock, CurrentPrincipal, EventStore, OpenApiOperations, type Principal, RequireScope, SubscriptionEngine, checkPlainText } from '@gensvc/shared';
+import { AppError, Clock, checkPlainText } from '@gensvc/kernel';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
+import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 import { CreateTaskHandler, IdempotencyConflict } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, type OpenApiParameter, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, type OpenApiParameter, PAGE_PARAMETERS, schemaRef as ref } from '@gensvc/http';
 import { SETTLEMENT_STATUSES, TASK_STATUSES } from '../application/task-list/list-query';
 import type { TasksController } from './tasks.controller';
 

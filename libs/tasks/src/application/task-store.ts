@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, EventStore, handleCommand, loadAggregate, startCommand, streamName, type StartedCommand } from '@gensvc/shared';
+import { Clock, streamName } from '@gensvc/kernel';
+import { EventStore, handleCommand, loadAggregate, startCommand, type StartedCommand } from '@gensvc/event-sourcing';
 import { TASK_STREAM } from '../contracts/task-events';
 import { taskDecider, type TaskCommand, type TaskEvent, type TaskState } from '../domain/task';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { AppError, Money, type Decider, type DomainEvent } from '@gensvc/shared';
-import { walletDecider, type WalletState } from '@gensvc/wallet/testing/wallet-test-kit';
-import { quoteDecider, type QuoteState, type QuoteTerms } from '@gensvc/quoting/testing/quoting-test-kit';
+import { AppError, Money, type Decider, type DomainEvent } from '@gensvc/kernel';
+import { walletDecider, type WalletState } from '@gensvc/wallet/testing/wallet-decider';
+import { quoteDecider, type QuoteState, type QuoteTerms } from '@gensvc/quoting/testing/quote-decider';
 import { taskDecider, type TaskCommand, type TaskCreatedEventData, type TaskState } from './task';
 
 /**

@@ -1,4 +1,4 @@
-import { Money, type Workflow } from '@gensvc/shared';
+import { Money, type Workflow } from '@gensvc/kernel';
 import type { LockedQuote } from '@gensvc/quoting/contracts';
 import type { CreationIntent } from './task-creation';
 import type { TaskCreatedEventData } from './task';

@@ -1,4 +1,4 @@
-import { WorkflowSpecification } from '@gensvc/shared/testing/workflow-specification';
+import { WorkflowSpecification } from '@gensvc/kernel/testing/workflow-specification';
 import type { LockedQuote } from '@gensvc/quoting/contracts';
 import { taskCreatedData, taskCreationWorkflow, type CreationCommand, type CreationInput } from './task-creation-workflow';
 import type { CreationIntent } from './task-creation';

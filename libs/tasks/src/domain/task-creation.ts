@@ -1,4 +1,4 @@
-import { AppError, type Decider } from '@gensvc/shared';
+import { AppError, type Decider } from '@gensvc/kernel';
 
 /**
  * The intent to create a task under one Idempotency-Key of one account (stream

@@ -1,4 +1,4 @@
-import { Money, type Workflow } from '@gensvc/shared';
+import { Money, type Workflow } from '@gensvc/kernel';
 
 /**
  * Settlement of a finished task with its wallet, as a pure workflow over the task stream's

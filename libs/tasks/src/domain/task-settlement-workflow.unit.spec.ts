@@ -1,4 +1,4 @@
-import { WorkflowSpecification } from '@gensvc/shared/testing/workflow-specification';
+import { WorkflowSpecification } from '@gensvc/kernel/testing/workflow-specification';
 import { taskSettlementWorkflow, type SettlementInput } from './task-settlement-workflow';
 
 const spec = WorkflowSpecification.for(taskSettlementWorkflow);

@@ -1,4 +1,4 @@
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 import type { TaskCreatedData, TaskOutput } from '../contracts/task-events';
 
 /**

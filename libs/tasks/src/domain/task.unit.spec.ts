@@ -1,5 +1,5 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
-import { fold } from '@gensvc/shared';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
+import { fold } from '@gensvc/kernel';
 import { taskDecider, type TaskCreatedEventData, type TaskEvent, type TaskState } from './task';
 import { taskCreationDecider, type CreationIntent } from './task-creation';
 

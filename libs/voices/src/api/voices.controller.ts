@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { Clock, CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
 import { DeleteVoiceHandler } from '../application/delete-voice/delete-voice.handler';
 import { GetVoiceHandler } from '../application/get-voice/get-voice.handler';
 import { ListVoicesHandler } from '../application/list-voices/list-voices.handler';

@@ -1,4 +1,4 @@
-import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/shared';
+import { type ControllerOpenApi, jsonAnswer as json, schemaRef as ref } from '@gensvc/http';
 import type { VoicesController } from './voices.controller';
 
 /** The OpenAPI declarations of voices, by handler (assembled into GET /v1/openapi.json by apps/api/src/openapi). */

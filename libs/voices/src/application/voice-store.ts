@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EventStore, handleCommand, loadAggregate, streamName, type HandleResult } from '@gensvc/shared';
+import { AppError, streamName } from '@gensvc/kernel';
+import { EventStore, handleCommand, loadAggregate, type HandleResult } from '@gensvc/event-sourcing';
 import { isVoiceId, VOICE_STREAM, voiceDecider, type VoiceCommand, type VoiceEvent, type VoiceState } from '../domain/voice';
 
 export type KnownVoice = Exclude<VoiceState, { status: 'none' }>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, type Command, type Decider } from '@gensvc/shared';
+import { AppError, type Command, type Decider } from '@gensvc/kernel';
 
 export const VOICE_STREAM = 'voice';
 

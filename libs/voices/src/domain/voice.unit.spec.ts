@@ -1,4 +1,4 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
 import { isVoiceId, voiceDecider, voiceIdForTask, type VoiceEvent } from './voice';
 
 const spec = DeciderSpecification.for(voiceDecider);

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/shared';
+import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
 import type { WalletView } from '../contracts/wallet-commands';
 import { GetWalletHandler } from '../application/get-wallet/get-wallet.handler';
 import { WALLET_OPENAPI } from './wallet.openapi';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CommandHandler, EventStore, Money, streamName, type HandleResult, type StartedCommand } from '@gensvc/shared';
+import { CommandHandler, EventStore, type HandleResult, type StartedCommand } from '@gensvc/event-sourcing';
+import { Money, streamName } from '@gensvc/kernel';
 import type { ReservationOutcome, WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
 

@@ -1,4 +1,4 @@
-import type { Micros } from '@gensvc/shared';
+import type { Micros } from '@gensvc/kernel';
 
 /** The wallet as the API shows it: exactly these four fields. */
 export interface WalletView {

@@ -1,4 +1,4 @@
-import type { Micros } from '@gensvc/shared';
+import type { Micros } from '@gensvc/kernel';
 
 export type ReservationView =
   | { readonly status: 'open'; readonly taskId: string; readonly amount: Micros }

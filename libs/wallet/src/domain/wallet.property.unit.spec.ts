@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { AppError, Money, type Micros } from '@gensvc/shared';
+import { AppError, Money, type Micros } from '@gensvc/kernel';
 import { walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from './wallet';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -1,4 +1,4 @@
-import { AppError, Money, type Command, type Decider, type Micros } from '@gensvc/shared';
+import { AppError, Money, type Command, type Decider, type Micros } from '@gensvc/kernel';
 import { Reservations } from './reservations';
 
 /**

@@ -1,5 +1,5 @@
-import { DeciderSpecification } from '@gensvc/shared/testing/decider-specification';
-import { Money, fold } from '@gensvc/shared';
+import { DeciderSpecification } from '@gensvc/kernel/testing/decider-specification';
+import { Money, fold } from '@gensvc/kernel';
 import { walletBalance, walletDecider, type WalletEvent } from './wallet';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -1,4 +1,5 @@
-import type { Clock, EventStore } from '@gensvc/shared';
+import type { Clock } from '@gensvc/kernel';
+import type { EventStore } from '@gensvc/event-sourcing';
 import type { WalletCommands } from '../contracts/wallet-commands';
 import { CaptureFundsHandler } from '../application/capture-funds/capture-funds.handler';
 import { CreditFundsHandler } from '../application/credit-funds/credit-funds.handler';
@@ -22,4 +23,3 @@ export function createWalletForTests(events: EventStore, clock: Clock): WalletCo
 }
 
 /** The wallet decider and its events, for cross-aggregate property tests. */
-export { walletDecider, type WalletEvent, type WalletState, type WalletCommand } from '../domain/wallet';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { Clock } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
 import { UploadLimits } from '../../domain/limits';
 import { AssetLinks } from '../asset-links';
 import { AssetRegistry, type UsableAsset } from '../../contracts/asset-registry';

@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AsReactor, SubscriptionEngine, type BlobStore } from '@gensvc/shared';
+import { AsReactor, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { type BlobStore } from '@gensvc/blob-store';
 import {
   FsBlobStore,
   SqliteReadStore,

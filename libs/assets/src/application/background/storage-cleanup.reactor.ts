@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AsReactor, BlobStore, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { BlobStore } from '@gensvc/blob-store';
+import { type RecordedEvent } from '@gensvc/kernel';
 import type { AssetEvent } from '../../domain/asset';
 import type { UploadEvent } from '../../domain/upload';
 

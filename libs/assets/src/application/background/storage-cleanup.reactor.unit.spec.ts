@@ -1,4 +1,5 @@
-import type { BlobStore, RecordedEvent } from '@gensvc/shared';
+import type { BlobStore } from '@gensvc/blob-store';
+import type { RecordedEvent } from '@gensvc/kernel';
 import { StorageCleanupReactor, objectsFreedBy } from './storage-cleanup.reactor';
 
 describe('StorageCleanupReactor', () => {

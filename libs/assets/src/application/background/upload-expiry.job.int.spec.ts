@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SystemClock, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { SystemClock } from '@gensvc/kernel';
+import { type AppConfig } from '@gensvc/config';
+import { type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteLeaseStore } from '@gensvc/storage';
 import type { UploadLimits } from '../../domain/limits';
 import type { ExpireUploadsHandler } from '../expire-uploads/expire-uploads.handler';

@@ -1,6 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, Clock, LeaseStore, SubscriptionEngine, runsBackgroundWork } from '@gensvc/shared';
+import { AppConfig, runsBackgroundWork } from '@gensvc/config';
+import { Clock } from '@gensvc/kernel';
+import { LeaseStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 import { UploadLimits } from '../../domain/limits';
 import { ExpireUploadsHandler } from '../expire-uploads/expire-uploads.handler';
 

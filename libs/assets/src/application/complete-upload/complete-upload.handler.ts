@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, BlobNotFoundError, BlobStore, Clock, newId, type Command } from '@gensvc/shared';
+import { AppError, Clock, newId, type Command } from '@gensvc/kernel';
+import { BlobNotFoundError, BlobStore } from '@gensvc/blob-store';
 import { effectiveStatus, type Upload, type UploadState } from '../../domain/upload';
 import { AssetRecords } from '../asset-records';
 import { UploadSessions, type UploadView } from '../upload-sessions';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { type RecordedEvent } from '@gensvc/kernel';
 import type { UploadEvent } from '../../domain/upload';
 import { AssetRecords } from '../asset-records';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import type { AssetRecords } from '../asset-records';
 import { UploadAssetsReactor } from './upload-assets.reactor';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EventStore, ReadStore, SubscriptionEngine, handleCommand, streamName, type Command } from '@gensvc/shared';
+import { AppError, streamName, type Command } from '@gensvc/kernel';
+import { EventStore, ReadStore, SubscriptionEngine, handleCommand } from '@gensvc/event-sourcing';
 import { ASSET_STREAM, assetDecider } from '../../domain/asset';
 import { AssetRecords } from '../asset-records';
 import { TASK_ASSET_REFS, type TaskAssetRefDoc } from './task-asset-refs.projection';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { AppError, type Command } from '@gensvc/shared';
+import { AppError, type Command } from '@gensvc/kernel';
 import { decodeFileNameHeader } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { acceptedContentType } from '../../domain/media-types';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ReadStore, type Command } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
+import { type Command } from '@gensvc/kernel';
 import { OPEN_UPLOAD_STATUSES, UploadSessions } from '../upload-sessions';
 import { UPLOADS, type UploadDoc } from '../uploads.projection';
 

@@ -1,4 +1,5 @@
-import { FixedClock, handleCommand, type SubscriptionEngine } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
+import { handleCommand, type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import { uploadDecider, type Upload } from '../../domain/upload';
 import type { AssetRecords } from '../asset-records';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { AssetRecords, type AssetView } from '../asset-records';
 
 export interface GetAssetQuery {

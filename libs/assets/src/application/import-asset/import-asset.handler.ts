@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { AppError, pinnedLookup, resolveCheckedHost, type Command } from '@gensvc/shared';
-import { checkImportUrl, isIpLiteral, refusedAddress } from '../../domain/address-policy';
+import { AppError, type Command } from '@gensvc/kernel';
+import { pinnedLookup, resolveCheckedHost } from '@gensvc/http';
+import { checkImportUrl, isIpLiteral, refusedAddress } from './address-policy';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
 import { parseContentType } from '../../domain/media-types';

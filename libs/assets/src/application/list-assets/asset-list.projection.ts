@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import type { AssetEvent } from '../../domain/asset';
 
 /** The account's assets for the list (GET /v1/assets); a deleted asset stays as `deleted` (never listed). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ReadStore } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { AssetLinks } from '../asset-links';
 import type { AssetView } from '../asset-records';
 import { ASSET_LIST, type AssetListDoc } from './asset-list.projection';

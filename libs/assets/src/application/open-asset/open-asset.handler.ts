@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { AppError, BlobStore } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
 import { AssetRecords } from '../asset-records';
 
 export interface OpenAssetQuery {

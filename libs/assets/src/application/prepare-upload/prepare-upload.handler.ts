@@ -1,20 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import {
-  AppConfig,
-  AppError,
-  EventStore,
-  KeyedLock,
-  LeaseBusyError,
-  LeaseStore,
-  ReadStore,
-  SubscriptionEngine,
-  handleCommand,
-  loadAggregate,
-  streamName,
-  withLease,
-  type Command,
-} from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { AppError, streamName, type Command } from '@gensvc/kernel';
+import { EventStore, KeyedLock, LeaseBusyError, LeaseStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, withLease } from '@gensvc/event-sourcing';
 import { UploadTokens } from '@gensvc/identity/contracts';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';

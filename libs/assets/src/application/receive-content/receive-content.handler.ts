@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, BlobStore, Clock, type Command } from '@gensvc/shared';
+import { AppError, Clock, type Command } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
 import { UploadLimits } from '../../domain/limits';
 import { parseContentType } from '../../domain/media-types';
 import { effectiveStatus, type Upload } from '../../domain/upload';

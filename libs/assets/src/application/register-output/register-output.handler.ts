@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { BlobStore, type Command } from '@gensvc/shared';
+import { BlobStore } from '@gensvc/blob-store';
+import { type Command } from '@gensvc/kernel';
 import { AssetRecords, outputAssetId } from '../asset-records';
 import { storeInspected } from '../store-inspected';
 

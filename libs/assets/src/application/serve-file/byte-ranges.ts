@@ -1,4 +1,4 @@
-import type { ByteRange } from '@gensvc/shared';
+import type { ByteRange } from '@gensvc/blob-store';
 
 /**
  * What a GET or HEAD of a file answers, from its size, validators and the request's

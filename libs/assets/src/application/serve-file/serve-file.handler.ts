@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { AppError, BlobStore, Clock } from '@gensvc/shared';
+import { AppError, Clock } from '@gensvc/kernel';
+import { BlobStore } from '@gensvc/blob-store';
 import { contentDisposition } from '../../domain/file-name';
 import { servedContentType } from '../../domain/media-types';
 import { AssetLinks } from '../asset-links';

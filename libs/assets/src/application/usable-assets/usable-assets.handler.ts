@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import type { UsableAsset } from '../../contracts/asset-registry';
 import { AssetRecords } from '../asset-records';
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventStore } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
 import { catalogueChanges, type CatalogueChange } from '../../domain/catalogue-changes';
 import { catalogueDigest, parseCatalogueFile } from '../../domain/catalogue-file';
 import { loadCatalogueVersions } from '../catalogue-stream';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { Catalogue } from '../../domain/catalogue';
 import { modelView, type ModelView } from '../catalogue.views';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { Catalogue } from '../../domain/catalogue';
 import { GetModelHandler } from './get-model.handler';
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { EventStore } from '@gensvc/shared';
+import { EventStore } from '@gensvc/event-sourcing';
 import { Catalogue } from '../../domain/catalogue';
 import type { CatalogueVersionEvent } from '../../domain/catalogue-versions';
 import { CATALOGUE_STREAM_NAME, versionOf } from '../catalogue-stream';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FixedClock } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { CatalogueFileError, type CatalogueFile } from '../../domain/catalogue-file';
 import { defaultCatalogueFile, type Catalogue } from '../../domain/catalogue';

@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
-import { AppError, ConfigError, EventStore, handleCommand, type Clock } from '@gensvc/shared';
+import { AppError, type Clock } from '@gensvc/kernel';
+import { ConfigError } from '@gensvc/config';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
 import { Catalogue, startCatalogueFile } from '../../domain/catalogue';
 import { parseCatalogueFile, type CatalogueFile } from '../../domain/catalogue-file';
 import { catalogueVersionDecider, type CatalogueVersionState } from '../../domain/catalogue-versions';

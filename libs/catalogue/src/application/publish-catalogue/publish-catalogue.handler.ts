@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventStore, handleCommand, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { type Command } from '@gensvc/kernel';
 import type { CatalogueChange } from '../../domain/catalogue-changes';
 import { parseCatalogueFile, type CatalogueFile } from '../../domain/catalogue-file';
 import { catalogueVersionDecider } from '../../domain/catalogue-versions';

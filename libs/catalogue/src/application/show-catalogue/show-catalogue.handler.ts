@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, EventStore } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { EventStore } from '@gensvc/event-sourcing';
 import type { CatalogueFile } from '../../domain/catalogue-file';
 import type { CatalogueVersionEvent } from '../../domain/catalogue-versions';
 import { CATALOGUE_STREAM_NAME, loadCatalogueVersions } from '../catalogue-stream';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FixedClock } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
 import { SqliteReadStore } from '@gensvc/storage';
 import { formatCredential, hashSecret } from '../../domain/credentials';
 import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS } from '../read-models';

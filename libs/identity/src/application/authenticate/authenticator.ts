@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, ReadStore, SCOPES, type Principal, type Scope } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { ReadStore } from '@gensvc/event-sourcing';
+import { SCOPES, type Principal, type Scope } from '@gensvc/http';
 import { parseCredential, secretMatches } from '../../domain/credentials';
 import { ACCESS_TOKENS, ACCOUNTS, API_KEYS, OAUTH_GRANTS, type AccessTokenDoc, type AccountDoc, type ApiKeyDoc, type OAuthGrantDoc } from '../read-models';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import type { AccountEvent } from '../../domain/account';
 import type { ApiKeyEvent } from '../../domain/api-key';
 import type { OAuthGrantEvent } from '../../domain/oauth-grant';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, handleCommand, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { type Command } from '@gensvc/kernel';
 import { accountDecider } from '../../domain/account';
 import { accountStream } from '../identity-streams';
 

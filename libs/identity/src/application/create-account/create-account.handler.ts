@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EventStore, handleCommand, newId, type Command } from '@gensvc/shared';
+import { AppError, newId, type Command } from '@gensvc/kernel';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
 import { accountDecider, emailClaimDecider, normalizeEmail, validEmail } from '../../domain/account';
 import { PasswordHasher } from '../../infrastructure/password-hasher';
 import { CreateApiKeyHandler } from '../create-api-key/create-api-key.handler';

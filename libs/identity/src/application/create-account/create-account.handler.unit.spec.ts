@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { secretMatches } from '../../domain/credentials';
 import { ScryptPasswordHasher } from '../../infrastructure/password-hasher';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AppError, EventStore, handleCommand, loadAggregate, newId, type Command } from '@gensvc/shared';
+import { AppError, newId, type Command } from '@gensvc/kernel';
+import { EventStore, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { accountDecider } from '../../domain/account';
 import { apiKeyDecider } from '../../domain/api-key';
 import { formatCredential, hashSecret, idBody } from '../../domain/credentials';

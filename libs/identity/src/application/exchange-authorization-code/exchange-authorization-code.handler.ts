@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Command } from '@gensvc/shared';
+import type { Command } from '@gensvc/kernel';
 import { hashSecret, parseCredential } from '../../domain/credentials';
 import { OAuthGrantError } from '../../domain/oauth-grant';
 import { OAuthGrantTokens, type TokenResponse } from '../oauth-grants';

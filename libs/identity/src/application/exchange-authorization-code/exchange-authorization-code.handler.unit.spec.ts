@@ -1,4 +1,5 @@
-import { type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { type AppConfig } from '@gensvc/config';
+import { type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore } from '@gensvc/storage';
 import { OAuthGrantError } from '../../domain/oauth-grant';
 import { IssueAuthorizationCodeHandler } from '../issue-authorization-code/issue-authorization-code.handler';

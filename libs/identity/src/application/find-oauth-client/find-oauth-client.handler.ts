@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, EventStore, loadAggregate } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
+import { EventStore, loadAggregate } from '@gensvc/event-sourcing';
 import { secretMatches } from '../../domain/credentials';
 import { oauthClientDecider, type OAuthClientState } from '../../domain/oauth-client';
 import { CONSOLE_CLIENT_ID, consoleClient } from '../console-client';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, loadAggregate } from '@gensvc/shared';
+import { EventStore, loadAggregate } from '@gensvc/event-sourcing';
 import { accountDecider } from '../../domain/account';
 import { accountStream } from '../identity-streams';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { API_KEYS, type ApiKeyDoc } from '../read-models';
 
 /** An API key as the console lists it (the secret is never stored, so never shown again). */

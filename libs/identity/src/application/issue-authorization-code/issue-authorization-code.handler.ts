@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, handleCommand, newId, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { newId, type Command } from '@gensvc/kernel';
 import { formatCredential, hashSecret, idBody } from '../../domain/credentials';
 import { oauthGrantDecider } from '../../domain/oauth-grant';
 import { oauthGrantStream } from '../identity-streams';

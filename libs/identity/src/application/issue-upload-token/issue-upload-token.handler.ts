@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Command } from '@gensvc/shared';
+import type { Command } from '@gensvc/kernel';
 import { UploadTokenSigner } from '../upload-token-signer';
 
 /** An upload prepared by the assets context: a credential for PUT of its content only, until `expires_at`. */

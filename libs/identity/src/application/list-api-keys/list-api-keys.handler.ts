@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { apiKeyView, type ApiKeyView } from '../get-api-key/get-api-key.handler';
 import { API_KEYS, type ApiKeyDoc } from '../read-models';
 

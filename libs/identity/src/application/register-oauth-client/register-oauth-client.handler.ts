@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, handleCommand, newId, newSecret, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { newId, newSecret, type Command } from '@gensvc/kernel';
 import { hashSecret } from '../../domain/credentials';
 import { oauthClientDecider } from '../../domain/oauth-client';
 import { oauthClientStream } from '../identity-streams';

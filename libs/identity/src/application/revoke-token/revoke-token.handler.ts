@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, type Command } from '@gensvc/shared';
+import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { type Command } from '@gensvc/kernel';
 import { hashSecret, parseCredential } from '../../domain/credentials';
 import { OAuthGrantError, oauthGrantDecider } from '../../domain/oauth-grant';
 import { oauthGrantStream } from '../identity-streams';

@@ -1,4 +1,5 @@
-import { type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { type AppConfig } from '@gensvc/config';
+import { type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import { OAuthGrantError, type OAuthGrantEvent } from '../../domain/oauth-grant';
 import { ExchangeAuthorizationCodeHandler } from '../exchange-authorization-code/exchange-authorization-code.handler';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, loadAggregate } from '@gensvc/shared';
+import { EventStore, loadAggregate } from '@gensvc/event-sourcing';
 import { accountDecider, emailClaimDecider, normalizeEmail, validEmail } from '../../domain/account';
 import { PasswordHasher } from '../../infrastructure/password-hasher';
 import { accountStream, emailStream } from '../identity-streams';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
 import { UploadTokens } from '../../contracts/upload-tokens';
 import { IssueUploadTokenHandler } from '../issue-upload-token/issue-upload-token.handler';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, type Principal } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
+import { type Principal } from '@gensvc/http';
 import { Authenticator } from '../authenticate/authenticator';
 import { UploadTokenSigner } from '../upload-token-signer';
 

@@ -1,4 +1,5 @@
-import { FixedClock, type AppConfig } from '@gensvc/shared';
+import { FixedClock } from '@gensvc/kernel';
+import { type AppConfig } from '@gensvc/config';
 import type { Authenticator } from '../authenticate/authenticator';
 import { IssueUploadTokenHandler } from '../issue-upload-token/issue-upload-token.handler';
 import { UploadTokenSigner } from '../upload-token-signer';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import { apiStatus, DELIVERY_EVENT_TYPES, type Attempt, type DeliveryEvent, type DeliveryStatus } from '../../domain/delivery';
 
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';

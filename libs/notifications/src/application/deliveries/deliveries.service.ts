@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, streamName } from '@gensvc/shared';
+import { AppError, Clock, streamName } from '@gensvc/kernel';
+import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { isDeliveryId } from '../../domain/endpoints';
 import { EndpointsService } from '../endpoints/endpoints.service';

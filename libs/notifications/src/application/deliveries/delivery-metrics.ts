@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from './deliveries.projection';
 
 /** Outcome label of one attempt. */

@@ -1,5 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig, Clock, EventStore, KeyedLock, KeyedTimers, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, isoTime, loadAggregate, runsBackgroundWork, streamName } from '@gensvc/shared';
+import { AppConfig, runsBackgroundWork } from '@gensvc/config';
+import { Clock, isoTime, streamName } from '@gensvc/kernel';
+import { EventStore, KeyedLock, KeyedTimers, ReadStore, RequestContexts, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { DELIVERY_STREAM, deliveryDecider, isOpen, type DeliveryCommand, type DeliveryState } from '../../domain/delivery';
 import { failingTooLong, signingSecrets } from '../../domain/endpoints';
 import { signatureHeader } from '../../domain/signature';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, ReadStore, SubscriptionEngine, checkPlainText, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
+import { AppError, Clock, checkPlainText, newId, streamName } from '@gensvc/kernel';
+import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { endpointsDecider, isEndpointId, WEBHOOK_EVENT_TYPES, WEBHOOKS_STREAM, type DisableReason, type Endpoint, type EndpointsState } from '../../domain/endpoints';
 import { newWebhookSecret } from '../../domain/signature';
 import { SecretBox } from '../../infrastructure/secret-box';

@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { checkImportUrl, isIpLiteral, refusedAddress } from '@gensvc/assets/contracts';
 
 const forbidden = (why: string) => new AppError('WEBHOOK_URL_FORBIDDEN', `url: ${why}`);

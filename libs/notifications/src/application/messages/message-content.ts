@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import { taskObjectAfter, type TaskIntegrationEvent } from '@gensvc/tasks/contracts';
 import type { AssetEvent, UploadEvent } from '@gensvc/assets/contracts';
 import type { VoiceEvent } from '@gensvc/voices/contracts';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AsReactor, Clock, EventStore, handleCommand, streamName, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, EventStore, handleCommand, type Reactor } from '@gensvc/event-sourcing';
+import { Clock, streamName, type RecordedEvent } from '@gensvc/kernel';
 import { TASK_STREAM } from '@gensvc/tasks/contracts';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { liveEndpoints, subscribes } from '../../domain/endpoints';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, Money, ReadStore } from '@gensvc/shared';
+import { AppError, Clock, Money } from '@gensvc/kernel';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { contributionOf, marginReport, reportWindow, type MarginKey, type MarginRow } from '../../domain/margin';
 import { MARGIN_HOURS, MARGIN_TASKS, taskOf, type MarginHourDoc, type MarginTaskDoc } from './margin.projection';
 

@@ -1,4 +1,5 @@
-import { FixedClock, targetOf, type RecordedEvent } from '@gensvc/shared';
+import { FixedClock, type RecordedEvent } from '@gensvc/kernel';
+import { targetOf } from '@gensvc/event-sourcing';
 import { SqliteReadStore } from '@gensvc/storage';
 import type { MarginEvent } from '../../domain/margin';
 import { marginProjection } from './margin.projection';

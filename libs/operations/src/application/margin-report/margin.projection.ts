@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, DuplicateKeyError, ProjectionProvider, type Collection, type Projection, type RecordedOf } from '@gensvc/shared';
+import { AsProjection, DuplicateKeyError, ProjectionProvider, type Collection, type Projection } from '@gensvc/event-sourcing';
+import { type RecordedOf } from '@gensvc/kernel';
 import { MARGIN_EVENT_TYPES, addToHour, contributionOf, evolveMarginTask, hourKey, type MarginEvent, type MarginHour, type MarginTask } from '../../domain/margin';
 
 /** One record per task until it settles (settled tasks that charged stay, for the partial hours of a window). */

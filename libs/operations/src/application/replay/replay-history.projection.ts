@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
 
 export const REPLAY_HISTORY = 'operations_replays';

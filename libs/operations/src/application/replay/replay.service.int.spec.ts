@@ -3,19 +3,9 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AsProjection,
-  CheckpointStore,
-  EventStore,
-  ReadStore,
-  SubscriptionEngine,
-  documentProjection,
-  loadConfig,
-  type Doc,
-  type Projection,
-  type ProjectionTarget,
-  type RecordedEvent,
-} from '@gensvc/shared';
+import { AsProjection, CheckpointStore, EventStore, ReadStore, SubscriptionEngine, documentProjection, type Doc, type Projection, type ProjectionTarget } from '@gensvc/event-sourcing';
+import { loadConfig } from '@gensvc/config';
+import { type RecordedEvent } from '@gensvc/kernel';
 import { StorageModule, type Stores } from '@gensvc/storage';
 import { OperationsModule } from '../../operations.module';
 import { ReplayService } from './replay.service';

@@ -1,20 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import {
-  AppError,
-  Clock,
-  EventStore,
-  ReadStore,
-  SubscriptionEngine,
-  deferIndexes,
-  streamName,
-  targetOf,
-  toNewEvent,
-  type Projection,
-  type ProjectionTarget,
-  type RecordedEvent,
-} from '@gensvc/shared';
+import { AppError, Clock, streamName, type RecordedEvent } from '@gensvc/kernel';
+import { EventStore, ReadStore, SubscriptionEngine, deferIndexes, targetOf, toNewEvent, type Projection, type ProjectionTarget } from '@gensvc/event-sourcing';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
 import { estimateTotal, rateAndEta, type ReplayResult, type ReplayState } from './replay-progress';
 import { StagingReadStore } from './staging-read-store';

@@ -1,20 +1,5 @@
 import { find } from 'mingo';
-import {
-  DuplicateKeyError,
-  ReadStore,
-  applyUpdateFast,
-  cloneDocument,
-  filterMatcher,
-  stripOnInsert,
-  upsertSeed,
-  withOnInsert,
-  type Collection,
-  type Doc,
-  type Filter,
-  type FindOptions,
-  type IndexSpec,
-  type Update,
-} from '@gensvc/shared';
+import { DuplicateKeyError, ReadStore, applyUpdateFast, cloneDocument, filterMatcher, stripOnInsert, upsertSeed, withOnInsert, type Collection, type Doc, type Filter, type FindOptions, type IndexSpec, type Update } from '@gensvc/event-sourcing';
 
 /**
  * Where a replay builds read models before they are copied into the real read store: an

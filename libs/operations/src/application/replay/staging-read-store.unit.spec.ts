@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type Collection, type Doc, type Filter } from '@gensvc/shared';
+import { type Collection, type Doc, type Filter } from '@gensvc/event-sourcing';
 import { SqliteReadStore } from '@gensvc/storage';
 import { StagingReadStore, copy } from './staging-read-store';
 

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, Money, handleCommand, newId, streamName, type Principal } from '@gensvc/shared';
+import { AppError, Clock, Money, newId, streamName } from '@gensvc/kernel';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { type Principal } from '@gensvc/http';
 import { Catalogue, MEDIA_TYPES_KEYWORD, type CatalogueModel, type CatalogueVersion } from '@gensvc/catalogue/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { AppError, FixedClock, type EventStore } from '@gensvc/shared';
+import { AppError, FixedClock } from '@gensvc/kernel';
+import { type EventStore } from '@gensvc/event-sourcing';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';

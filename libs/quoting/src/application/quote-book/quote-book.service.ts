@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, Clock, EventStore, Money, handleCommand, loadAggregate, startCommand, streamName } from '@gensvc/shared';
+import { AppError, Clock, Money, streamName } from '@gensvc/kernel';
+import { EventStore, handleCommand, loadAggregate, startCommand } from '@gensvc/event-sourcing';
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { QuoteBook, type LockedQuote, type QuoteAcceptance, type QueuedQuoteAcceptance } from '../../contracts/quote-book';
 import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventStore, handleCommand, streamName, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand } from '@gensvc/event-sourcing';
+import { streamName, type Command } from '@gensvc/kernel';
 import { SUPPLIER_JOB_STREAM, type CancelAnswer } from '../../contracts/supplier-gateway';
 import { supplierJobDecider } from '../../domain/supplier-job';
 import { SupplierJobRunner } from '../submit-job/supplier-job-runner';

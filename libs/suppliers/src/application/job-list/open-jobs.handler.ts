@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { SUPPLIER_JOBS, type SupplierJobDoc } from './supplier-jobs.projection';
 
 /** The supplier jobs not finished yet (queued or dispatched): what the job runner resumes at start. */

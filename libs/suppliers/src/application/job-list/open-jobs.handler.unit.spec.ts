@@ -1,4 +1,4 @@
-import { type RecordedEvent } from '@gensvc/shared';
+import { type RecordedEvent } from '@gensvc/kernel';
 import { SqliteReadStore } from '@gensvc/storage';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { OpenJobsHandler } from './open-jobs.handler';

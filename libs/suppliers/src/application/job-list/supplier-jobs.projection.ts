@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import { SUPPLIER_JOB_EVENT_TYPES, type SupplierJobEvent } from '../../contracts/supplier-gateway';
 
 export const SUPPLIER_JOBS = 'supplier_jobs';

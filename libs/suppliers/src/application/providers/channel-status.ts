@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { ReadStore, type Collection } from '@gensvc/shared';
+import { ReadStore, type Collection } from '@gensvc/event-sourcing';
 import { SUPPLIER_JOBS, type SupplierJobDoc } from '../job-list/supplier-jobs.projection';
 import { ProviderChannels } from './provider-channels';
 import { ROUTE_PROBES, type RouteProbeDoc } from './route-prober';

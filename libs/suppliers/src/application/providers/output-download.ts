@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup } from 'node:dns/promises';
-import { pinnedLookup, refusedAddress, resolveCheckedHost } from '@gensvc/shared';
+import { pinnedLookup, refusedAddress, resolveCheckedHost } from '@gensvc/http';
 
 /**
  * Why an output file could not be downloaded. `retry` says whether trying again may help

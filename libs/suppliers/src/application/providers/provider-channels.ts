@@ -1,4 +1,5 @@
-import { ConfigError, type LeaseStore } from '@gensvc/shared';
+import { ConfigError } from '@gensvc/config';
+import { type LeaseStore } from '@gensvc/event-sourcing';
 import type { ProviderChannelConfig } from '../../supplier-settings';
 import type { ProviderAdapter, ProviderType } from './provider-adapter';
 import { ProviderClient, ProviderUnreachable, type RequestObserver } from './provider-client';

@@ -1,4 +1,4 @@
-import type { LeaseStore } from '@gensvc/shared';
+import type { LeaseStore } from '@gensvc/event-sourcing';
 
 /**
  * A channel's request budget toward its provider (`requests_per_minute`), shared by all its

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppConfig, LeaseStore, ReadStore, runsBackgroundWork, type Collection } from '@gensvc/shared';
+import { AppConfig, runsBackgroundWork } from '@gensvc/config';
+import { LeaseStore, ReadStore, type Collection } from '@gensvc/event-sourcing';
 import { ProviderChannels } from './provider-channels';
 
 /** The last probe of one (channel, provider model): shared by every process through the read store. */

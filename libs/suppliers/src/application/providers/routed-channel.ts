@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Catalogue, ROUTED, type CatalogueRoute } from '@gensvc/catalogue/contracts';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import type { SupplierJobOutput } from '../../contracts/supplier-gateway';
 import type { JobInfo, RemoteJob } from '../../domain/supplier-job';
 import type { SupplierSettings } from '../../supplier-settings';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError, type Command } from '@gensvc/shared';
+import { AppError, type Command } from '@gensvc/kernel';
 import { isTerminal, type SupplierJobState } from '../../domain/supplier-job';
 import { CallbackTokens, verifyCallback } from '../../infrastructure/http/callback-security';
 import { SupplierSettings } from '../../supplier-settings';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { EventStore, handleCommand, isoTime, loadAggregate, streamName, type Command } from '@gensvc/shared';
+import { EventStore, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { isoTime, streamName, type Command } from '@gensvc/kernel';
 import { SUPPLIER_JOB_STREAM } from '../../contracts/supplier-gateway';
 import { supplierJobDecider } from '../../domain/supplier-job';
 import { LOCAL_CHANNEL } from '../../infrastructure/local/local-supplier.channel';

@@ -1,5 +1,5 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { type AppConfig } from '@gensvc/shared';
+import { type AppConfig } from '@gensvc/config';
 import { SqliteEventStore } from '@gensvc/storage';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { LocalSupplierControls } from '../../infrastructure/local/local-supplier.controls';

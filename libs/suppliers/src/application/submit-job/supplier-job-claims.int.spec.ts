@@ -1,9 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { EventStoreDBClient } from '@eventstore/db-client';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { SystemClock, newId, type AppConfig, type SubscriptionEngine } from '@gensvc/shared';
+import { SystemClock, newId } from '@gensvc/kernel';
+import { type AppConfig } from '@gensvc/config';
+import { type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { EsdbConsumerGroups, EsdbEventStore, SqliteReadStore } from '@gensvc/storage';
-import { EsdbPersistentSubscriptionsModel } from '@gensvc/shared/testing/esdb-persistent-subscriptions-model';
+import { EsdbPersistentSubscriptionsModel } from '@gensvc/event-sourcing/testing/esdb-persistent-subscriptions-model';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { CancelJobHandler } from '../cancel-job/cancel-job.handler';
 import { OpenJobsHandler } from '../job-list/open-jobs.handler';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { ConsumerGroups, GroupConsumer, GroupMessage, LeaseStore } from '@gensvc/shared';
+import type { ConsumerGroups, GroupConsumer, GroupMessage, LeaseStore } from '@gensvc/event-sourcing';
 import type { SupplierSettings } from '../../supplier-settings';
 
 /** What the claims tell the runner. */

@@ -1,4 +1,4 @@
-import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage, type LeaseStore } from '@gensvc/shared';
+import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage, type LeaseStore } from '@gensvc/event-sourcing';
 import { ReadStoreLeaseStore, SqliteReadStore } from '@gensvc/storage';
 import { SupplierSettings } from '../../supplier-settings';
 import { GroupJobClaims, LeaseJobClaims, SUPPLIER_JOB_GROUP, supplierJobClaims } from './supplier-job-claims';

@@ -1,17 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import {
-  AppConfig,
-  Clock,
-  EventStore,
-  KeyedLock,
-  KeyedTimers,
-  RequestContexts,
-  SubscriptionEngine,
-  handleCommand,
-  loadAggregate,
-  runsBackgroundWork,
-  streamName,
-} from '@gensvc/shared';
+import { AppConfig, runsBackgroundWork } from '@gensvc/config';
+import { Clock, streamName } from '@gensvc/kernel';
+import { EventStore, KeyedLock, KeyedTimers, RequestContexts, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { SUPPLIER_JOB_STREAM } from '../../contracts/supplier-gateway';
 import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../../domain/supplier-job';
 import { OpenJobsHandler } from '../job-list/open-jobs.handler';

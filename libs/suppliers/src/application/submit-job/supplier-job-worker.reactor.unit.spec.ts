@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import type { SupplierJobRunner } from './supplier-job-runner';
 import { SupplierJobWorker } from './supplier-job-worker.reactor';
 

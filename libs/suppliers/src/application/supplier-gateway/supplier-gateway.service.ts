@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
 import { SupplierGateway, type CancelAnswer, type SupplierJobRequest } from '../../contracts/supplier-gateway';
 import { CancelJobHandler } from '../cancel-job/cancel-job.handler';
 import { SubmitJobHandler } from '../submit-job/submit-job.handler';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { OutputDownloadError, openOutput } from '../../application/providers/output-download';
 import type { Catalogue } from '@gensvc/catalogue/contracts';
 import type { SupplierJobOutput } from '../../contracts/supplier-gateway';

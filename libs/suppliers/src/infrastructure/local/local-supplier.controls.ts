@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@gensvc/shared';
+import { AppConfig } from '@gensvc/config';
 import type { LocalBehavior } from '../../domain/supplier-job';
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, type Principal } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { type Principal } from '@gensvc/http';
 import { SupplierGateway } from '@gensvc/suppliers/contracts';
 import { isTerminal, type TaskRecord } from '../../domain/task';
 import { TaskSettlement } from '../settle-task/task-settlement';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppError, Money, handleCommand, loadAggregate, newId, streamName } from '@gensvc/shared';
+import { AppError, Money, newId, streamName } from '@gensvc/kernel';
+import { handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { QuoteBook, type LockedQuote } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';

@@ -1,17 +1,8 @@
 import type { Readable } from 'node:stream';
-import {
-  AppError,
-  FixedClock,
-  loadAggregate,
-  streamName,
-  type AppendOptions,
-  type AppendResult,
-  type DomainEvent,
-  type NewEvent,
-  type RecordedEvent,
-} from '@gensvc/shared';
+import { AppError, FixedClock, streamName, type DomainEvent, type NewEvent, type RecordedEvent } from '@gensvc/kernel';
+import { loadAggregate, type AppendOptions, type AppendResult } from '@gensvc/event-sourcing';
 import { SqliteEventStore } from '@gensvc/storage';
-import { DelegatingEventStore } from '@gensvc/shared/testing/delegating-event-store';
+import { DelegatingEventStore } from '@gensvc/event-sourcing/testing/delegating-event-store';
 import { Catalogue, CatalogueVersion, type CatalogueFile } from '@gensvc/catalogue/contracts';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { QuoteBook } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
-import { AppError, ConcurrencyError, startCommand, type EventMetadata } from '@gensvc/shared';
+import { AppError, ConcurrencyError, type EventMetadata } from '@gensvc/kernel';
+import { startCommand } from '@gensvc/event-sourcing';
 import { taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
 import { taskCreatedData, taskCreationWorkflow, type CreationCommand, type CreationInput, type CreationState } from '../../domain/task-creation-workflow';
 import type { TaskState } from '../../domain/task';

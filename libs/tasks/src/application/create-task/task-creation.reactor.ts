@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { type RecordedEvent } from '@gensvc/kernel';
 import type { CreationIntent } from '../../domain/task-creation';
 import { TaskCreationRunner } from './creation-runner';
 

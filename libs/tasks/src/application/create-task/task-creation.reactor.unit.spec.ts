@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import type { CreationIntent } from '../../domain/task-creation';
 import type { CreationRun, TaskCreationRunner } from './creation-runner';
 import { TaskCreationReactor } from './task-creation.reactor';

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AsReactor, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { type RecordedEvent } from '@gensvc/kernel';
 import { SUPPLIER_JOB_EVENT_TYPES, SupplierGateway, type SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import type { TaskCreatedData } from '../../contracts/task-events';
 import { isTerminal, type TaskCommand } from '../../domain/task';

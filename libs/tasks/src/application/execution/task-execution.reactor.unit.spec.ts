@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import type { SupplierGateway, SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import type { TaskRecord, TaskState } from '../../domain/task';
 import type { TaskSettlement } from '../settle-task/task-settlement';

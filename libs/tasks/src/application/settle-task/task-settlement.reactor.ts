@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AsReactor, TASK_TERMINAL_EVENTS, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { TASK_TERMINAL_EVENTS, type RecordedEvent } from '@gensvc/kernel';
 import { TaskSettlement } from './task-settlement';
 
 /** TaskSucceeded / TaskFailed / TaskCanceled → the settlement workflow (settling twice is a no-op). */

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@gensvc/shared';
+import type { RecordedEvent } from '@gensvc/kernel';
 import type { TaskSettlement } from './task-settlement';
 import { TaskSettlementReactor } from './task-settlement.reactor';
 

@@ -1,4 +1,5 @@
-import { AppError, Money, type Filter } from '@gensvc/shared';
+import { AppError, Money } from '@gensvc/kernel';
+import { type Filter } from '@gensvc/event-sourcing';
 
 /** Query of GET /v1/tasks and GET /v1/billing, validated (spec ranges and patterns). */
 export interface ListQuery {

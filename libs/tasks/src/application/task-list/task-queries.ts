@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ReadStore } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { billView, taskView, type BillView, type TaskView } from '../task-views';
 import { listFilter, type ListQuery } from './list-query';
 import { TASKS, type TaskDoc } from './tasks.projection';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ReadStore, SubscriptionEngine } from '@gensvc/shared';
+import { ReadStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 import { isTerminal } from '../../domain/task';
 import { TaskQueries, type StoredTask } from './task-queries';
 import { TASKS } from './tasks.projection';

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AsProjection,
-  Money,
-  ProjectionProvider,
-  documentProjection,
-  streamCategory,
-  type IndexSpec,
-} from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection, type IndexSpec } from '@gensvc/event-sourcing';
+import { Money, streamCategory } from '@gensvc/kernel';
 import { TASK_STREAM } from '../../contracts/task-events';
 import { TASK_EVENT_TYPES, taskDecider, type TaskEvent, type TaskRecord } from '../../domain/task';
 

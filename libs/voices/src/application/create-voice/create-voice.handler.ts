@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { withoutControlCharacters, type Command } from '@gensvc/shared';
+import { withoutControlCharacters, type Command } from '@gensvc/kernel';
 import { voiceIdForTask } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 

@@ -1,4 +1,4 @@
-import { streamName } from '@gensvc/shared';
+import { streamName } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { EventStore, ReadStore, SubscriptionEngine, type Command } from '@gensvc/shared';
+import { EventStore, ReadStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { type Command } from '@gensvc/kernel';
 import { VoiceStore, type KnownVoice } from '../voice-store';
 import { voiceView, type VoiceView } from '../voice-views';
 import { VOICE_USAGE, type VoiceUsageDoc } from './voice-usage.projection';

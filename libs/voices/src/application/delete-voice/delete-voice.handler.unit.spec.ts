@@ -1,5 +1,6 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppError, streamName, type SubscriptionEngine } from '@gensvc/shared';
+import { AppError, streamName } from '@gensvc/kernel';
+import { type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, TASK_TERMINAL_EVENTS, type TaskIntegrationEvent, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
+import { TASK_TERMINAL_EVENTS, type TaskIntegrationEvent } from '@gensvc/kernel';
 
 export const VOICE_USAGE = 'voice_usage';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue, ROUTED } from '@gensvc/catalogue/contracts';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { isVoiceId } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 import { modelsFor } from '../voice-views';

@@ -1,5 +1,5 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { VoiceStore } from '../voice-store';
 import { GetUsableVoiceHandler } from './get-usable-voice.handler';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import { voiceViewOfDoc, type VoicePage, type VoiceView } from '../voice-views';
 import { VOICES, type VoiceDoc } from './voices.projection';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
 import { VOICE_EVENT_TYPES, type VoiceEvent } from '../../domain/voice';
 
 export const VOICES = 'voices';

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AsReactor, Clock, type Reactor, type RecordedEvent } from '@gensvc/shared';
+import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
+import { Clock, type RecordedEvent } from '@gensvc/kernel';
 import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
 import { VoiceStore } from '../voice-store';
 

@@ -1,5 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
-import { FixedClock, streamName, type RecordedEvent } from '@gensvc/shared';
+import { FixedClock, streamName, type RecordedEvent } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { SupplierVoiceRemover } from '../../contracts/supplier-voice-remover';
 import { VOICE_STREAM } from '../../domain/voice';

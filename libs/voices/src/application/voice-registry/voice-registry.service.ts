@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '@gensvc/shared';
+import { Clock } from '@gensvc/kernel';
 import { VoiceRegistry } from '../../contracts/voice-registry';
 import { CreateVoiceHandler } from '../create-voice/create-voice.handler';
 import { GetUsableVoiceHandler } from '../get-usable-voice/get-usable-voice.handler';

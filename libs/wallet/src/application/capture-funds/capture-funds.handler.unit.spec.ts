@@ -1,4 +1,4 @@
-import { AppError } from '@gensvc/shared';
+import { AppError } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { WalletStream } from '../wallet-stream';
 import { CaptureFundsHandler, type CaptureFundsCommand } from './capture-funds.handler';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Money, type Command, type Micros } from '@gensvc/shared';
+import { AppError, Money, type Command, type Micros } from '@gensvc/kernel';
 import type { WalletView } from '../../contracts/wallet-commands';
 import { WalletStream, walletView } from '../wallet-stream';
 

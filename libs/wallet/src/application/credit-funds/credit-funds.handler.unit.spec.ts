@@ -1,4 +1,4 @@
-import { AppError, streamName } from '@gensvc/shared';
+import { AppError, streamName } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { WALLET_STREAM } from '../../domain/wallet';
 import { WalletStream } from '../wallet-stream';

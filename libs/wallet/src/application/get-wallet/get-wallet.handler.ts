@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReadStore } from '@gensvc/shared';
+import { ReadStore } from '@gensvc/event-sourcing';
 import type { WalletView } from '../../contracts/wallet-commands';
 import { walletView } from '../wallet-stream';
 import { WALLETS, type WalletDoc } from './wallet.projection';

@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AsProjection,
-  Money,
-  ProjectionProvider,
-  documentProjection,
-  streamCategory,
-} from '@gensvc/shared';
+import { AsProjection, ProjectionProvider, documentProjection } from '@gensvc/event-sourcing';
+import { Money, streamCategory } from '@gensvc/kernel';
 import { WALLET_EVENT_TYPES, WALLET_STREAM, type WalletEvent } from '../../domain/wallet';
 
 export const WALLETS = 'wallets';

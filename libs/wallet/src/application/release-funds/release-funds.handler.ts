@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Command } from '@gensvc/shared';
+import type { Command } from '@gensvc/kernel';
 import type { ReservationOutcome } from '../../contracts/wallet-commands';
 import { WalletStream, reservationOutcome } from '../wallet-stream';
 

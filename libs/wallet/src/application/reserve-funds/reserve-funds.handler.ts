@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, type Command, type Micros } from '@gensvc/shared';
+import { AppError, type Command, type Micros } from '@gensvc/kernel';
 import type { QueuedReservation, ReservationResult } from '../../contracts/wallet-commands';
 import { WalletStream } from '../wallet-stream';
 

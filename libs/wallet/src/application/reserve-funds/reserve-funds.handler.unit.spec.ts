@@ -1,4 +1,4 @@
-import { streamName } from '@gensvc/shared';
+import { streamName } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { WALLET_STREAM } from '../../domain/wallet';
 import { WalletStream } from '../wallet-stream';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, type Micros } from '@gensvc/shared';
+import { Clock, type Micros } from '@gensvc/kernel';
 import { WalletCommands, type QueuedReservation, type ReservationOutcome, type ReservationResult, type WalletView } from '../../contracts/wallet-commands';
 import { CaptureFundsHandler } from '../capture-funds/capture-funds.handler';
 import { CreditFundsHandler } from '../credit-funds/credit-funds.handler';

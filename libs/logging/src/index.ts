@@ -1,0 +1,2 @@
+/** Structured logging (pino). */
+export * from './logger';
