@@ -3,6 +3,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { RequestContexts } from './request-context';
 import { LeaseStore } from './lease-store.port';
+import { ProjectionLagError } from './projection-lag.error';
 import { DuplicateKeyError, ReadStore } from './read-store/read-store.port';
 import type { RecordedEvent } from '@gensvc/kernel';
 import { CheckpointStore, EventStore } from './event-store.port';
@@ -208,10 +209,14 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     if (options.reactors !== false) for (const r of this.reactors) this.loops.push(this.reactorLoop(r));
   }
 
-  /** Resolves when every projection has applied `position` (read-your-writes for commands). */
+  /**
+   * Resolves when every projection has applied `position` (read-your-writes for commands).
+   * Rejects with `ProjectionLagError` when they have not within `timeoutMs`: the event is
+   * stored all the same, only the read models lag (see the error for how callers answer).
+   */
   async waitFor(position: bigint | undefined, timeoutMs = 5000): Promise<void> {
     if (position === undefined || !this.started || this.projected >= position) return;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       const w = {
         position,
         resolve: () => {
@@ -220,7 +225,10 @@ export class SubscriptionEngine implements OnApplicationShutdown {
           resolve();
         },
       };
-      const timer = setTimeout(w.resolve, timeoutMs);
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new ProjectionLagError(position, this.projected, timeoutMs));
+      }, timeoutMs);
       this.waiters.add(w);
     });
   }

@@ -6,7 +6,8 @@ import { ReadStore, type Doc } from './read-store/read-store.port';
 import { SqliteReadStore } from '@gensvc/storage';
 import { RequestContexts } from './request-context';
 import { AsProjection, AsReactor, SubscriptionEngine } from './engine';
-import type { RecordedEvent } from '@gensvc/kernel';
+import { AppError, type RecordedEvent } from '@gensvc/kernel';
+import { ProjectionLagError } from './projection-lag.error';
 import { documentProjection, type Projection, type ProjectionTarget } from './projection';
 import type { Reactor } from './reactor';
 import { SqliteCheckpointStore, SqliteEventStore } from '@gensvc/storage';
@@ -111,14 +112,27 @@ describe.each([
       expect((await readStore.collection('order_totals').findOne({ _id: 'order-1' }))!.count).toBe(1);
     });
 
-    it('waitFor returns at once for undefined or past positions, and after its timeout otherwise', async () => {
+    it('waitFor returns at once for undefined or past positions, and rejects with ProjectionLagError after its timeout otherwise', async () => {
       const e = engine([orderTotals()]);
       await e.start();
       await e.waitFor(undefined);
       await e.waitFor(-1n);
-      const t = Date.now();
-      await e.waitFor(1_000_000n, 100);
-      expect(Date.now() - t).toBeGreaterThanOrEqual(90);
+      jest.useFakeTimers();
+      try {
+        let settled = false;
+        const waiting = e.waitFor(1_000_000n).finally(() => (settled = true));
+        waiting.catch(() => undefined);
+        await jest.advanceTimersByTimeAsync(4999);
+        expect(settled).toBe(false);
+        await jest.advanceTimersByTimeAsync(1);
+        const err = await waiting.catch((x: unknown) => x);
+        expect(err).toBeInstanceOf(ProjectionLagError);
+        expect(err).toBeInstanceOf(AppError);
+        expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE', position: 1_000_000n, timeoutMs: 5000, headers: { 'Retry-After': '1' } });
+        expect((err as Error).message).toMatch(/stored/);
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it('onProjected announces each move of the read models, also when another engine on the same stores applied the events', async () => {

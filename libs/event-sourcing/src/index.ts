@@ -11,6 +11,7 @@ export * from './command-handler';
 export * from './projection';
 export * from './reactor';
 export * from './engine';
+export * from './projection-lag.error';
 export * from './consumer-groups.port';
 export * from './read-store/read-store.port';
 export * from './read-store/documents';
