@@ -22,3 +22,18 @@ export class ProjectionLagError extends AppError {
     this.name = 'ProjectionLagError';
   }
 }
+
+/**
+ * For a caller that can answer from its command's own result: resolves true once `waiting`
+ * (a `waitFor`) resolved, false when it rejected with `ProjectionLagError` (the write is
+ * stored; the read models show it shortly). Any other failure passes.
+ */
+export async function caughtUp(waiting: Promise<void>): Promise<boolean> {
+  try {
+    await waiting;
+    return true;
+  } catch (err) {
+    if (err instanceof ProjectionLagError) return false;
+    throw err;
+  }
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { EventStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { EventStore, SubscriptionEngine, caughtUp, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { streamName } from '@gensvc/kernel';
 import { ASSET_STREAM, assetDecider, type AssetFacts, type AssetState } from '../domain/asset';
 import { AssetLinks } from './asset-links';
@@ -51,10 +51,14 @@ export class AssetRecords {
     return state;
   }
 
-  /** Registers once (a repeat, or an asset deleted meanwhile, stays as it is). */
+  /**
+   * Registers once (a repeat, or an asset deleted meanwhile, stays as it is), and waits until
+   * the read models list it. The asset is readable from its stream at once, so a lag of the
+   * read models (ProjectionLagError) does not fail the registration.
+   */
   async register(facts: AssetFacts): Promise<AssetState> {
     const result = await handleCommand(this.events, streamName(ASSET_STREAM, facts.asset_id), assetDecider, { type: 'RegisterAsset', data: facts, metadata: { now: new Date(facts.created_at) } });
-    await this.engine.waitFor(result.position);
+    await caughtUp(this.engine.waitFor(result.position));
     return result.state;
   }
 

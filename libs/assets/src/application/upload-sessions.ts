@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, Clock, streamName } from '@gensvc/kernel';
-import { EventStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { EventStore, SubscriptionEngine, caughtUp, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { UPLOAD_STREAM, effectiveStatus, uploadDecider, type Upload, type UploadCommand, type UploadStatus } from '../domain/upload';
 import { AssetRecords, type AssetView } from './asset-records';
 
@@ -57,10 +57,15 @@ export class UploadSessions {
     return state;
   }
 
-  /** Records a command on the upload's stream and waits until the read models show it. */
+  /**
+   * Records a command on the upload's stream and waits until the read models show it. Every
+   * answer about an upload is built from its stream (the returned state), so a lag of the read
+   * models (ProjectionLagError) does not fail the command: what follows it (storing the
+   * content, the answer) must go on once it is stored.
+   */
   async record(uploadId: string, command: UploadCommand) {
     const result = await handleCommand(this.events, streamName(UPLOAD_STREAM, uploadId), uploadDecider, command);
-    await this.engine.waitFor(result.position);
+    await caughtUp(this.engine.waitFor(result.position));
     return result;
   }
 

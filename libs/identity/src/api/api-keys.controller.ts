@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import type { Request } from 'express';
 import { AppError, Clock } from '@gensvc/kernel';
 import { ConsoleOnly, CurrentPrincipal, OpenApiOperations, type Principal } from '@gensvc/http';
-import { SubscriptionEngine } from '@gensvc/event-sourcing';
+import { EventStore, SubscriptionEngine, caughtUp } from '@gensvc/event-sourcing';
 import { CreateApiKeyHandler } from '../application/create-api-key/create-api-key.handler';
 import { GetApiKeyHandler, type ApiKeyView } from '../application/get-api-key/get-api-key.handler';
 import { ListApiKeysHandler } from '../application/list-api-keys/list-api-keys.handler';
@@ -43,6 +43,7 @@ export class ApiKeysController {
     private readonly createApiKey: CreateApiKeyHandler,
     private readonly revokeApiKey: RevokeApiKeyHandler,
     private readonly engine: SubscriptionEngine,
+    private readonly events: EventStore,
     private readonly clock: Clock,
   ) {}
 
@@ -62,8 +63,13 @@ export class ApiKeysController {
     // A JSON endpoint: any other Content-Type (form, text, none) is 415 (CONTRACT §5).
     if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json (an empty JSON object)');
     emptyBody(body);
-    const issued = await this.createApiKey.execute({ type: 'CreateApiKey', data: { account_id: p.accountId }, metadata: { now: this.clock.now() } });
-    await this.engine.waitFor(issued.position);
+    const now = this.clock.now();
+    const issued = await this.createApiKey.execute({ type: 'CreateApiKey', data: { account_id: p.accountId }, metadata: { now } });
+    // The secret is shown this once: when the read models lag, the answer is built from the
+    // command's own result rather than lost (the key authenticates once they caught up).
+    if (!(await caughtUp(this.engine.waitFor(issued.position)))) {
+      return { id: issued.keyId, status: 'active' as const, created_at: now.toISOString(), revoked_at: null, api_key: issued.apiKey };
+    }
     const view = await this.getApiKey.execute({ account_id: p.accountId, key_id: issued.keyId });
     return { ...present(view, issued.keyId), api_key: issued.apiKey };
   }
@@ -73,7 +79,10 @@ export class ApiKeysController {
   async revoke(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     if (!(await this.getApiKey.execute({ account_id: p.accountId, key_id: id }))) throw new AppError('NOT_FOUND', `API key ${id} not found`);
     const result = await this.revokeApiKey.execute({ type: 'RevokeApiKey', data: { key_id: id }, metadata: { now: this.clock.now() } });
-    if (result.position !== undefined) await this.engine.waitFor(result.position);
+    // The answer says the key no longer authenticates, which holds once the read models show
+    // the revocation: when they lag, ProjectionLagError answers 503 (the revocation is stored;
+    // a repeat, which appends nothing, waits for everything stored so far).
+    await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
     return present(await this.getApiKey.execute({ account_id: p.accountId, key_id: id }), id);
   }
 }

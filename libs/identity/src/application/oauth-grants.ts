@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppConfig } from '@gensvc/config';
-import { EventStore, SubscriptionEngine, handleCommand } from '@gensvc/event-sourcing';
+import { EventStore, SubscriptionEngine, caughtUp, handleCommand } from '@gensvc/event-sourcing';
 import { formatCredential, hashSecret } from '../domain/credentials';
 import { OAuthGrantError, oauthGrantDecider, type NewTokens, type OAuthGrantCommand, type RevokeReason } from '../domain/oauth-grant';
 import { oauthGrantStream } from './identity-streams';
@@ -55,7 +55,11 @@ export class OAuthGrantTokens {
   /** Runs `command` on the grant; the token response when it issued tokens, else `invalid_grant` with `refusal`'s text. */
   async issue(grantId: string, command: OAuthGrantCommand, access: string, refresh: string, refusal: (reason: RevokeReason | undefined) => string): Promise<TokenResponse> {
     const result = await handleCommand(this.events, oauthGrantStream(grantId), oauthGrantDecider, command);
-    await this.engine.waitFor(result.position);
+    // The answer comes from the command's own events. When the read models lag it is given
+    // all the same: the code is used up and the old refresh token rotated, so tokens not
+    // handed out now could not be asked for again (the access token authenticates once the
+    // read models caught up).
+    await caughtUp(this.engine.waitFor(result.position));
     const issued = result.events.find((e) => e.type === 'OAuthTokensIssued');
     if (!issued || issued.type !== 'OAuthTokensIssued') {
       const revoked = result.events.find((e) => e.type === 'OAuthGrantRevoked');

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { IsOptional, IsString, MinLength } from 'class-validator';
 import { AppError, Clock, checkPlainText } from '@gensvc/kernel';
 import { CurrentPrincipal, OpenApiOperations, type Principal, RequireScope } from '@gensvc/http';
-import { EventStore, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { EventStore, SubscriptionEngine, caughtUp } from '@gensvc/event-sourcing';
 import { CreateTaskHandler, IdempotencyConflict } from '../application/create-task/create-task.handler';
 import { CancelTaskHandler } from '../application/cancel-task/cancel-task.handler';
 import { parseListQuery } from '../application/task-list/list-query';
@@ -73,7 +73,10 @@ export class TasksController {
         throw err;
       });
     // A repeat appends nothing itself, yet the first request's events must be readable too.
-    await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
+    // The answer is the command's own result: when the read models lag (ProjectionLagError)
+    // the task is stored all the same and answered as created, without applying `Prefer:
+    // wait` (which follows the task in the read models).
+    if (!(await caughtUp(this.engine.waitFor(result.position ?? (await this.events.headPosition()))))) return taskView(result.task);
     return this.answerAfterWait(principal, result.task.task_id, prefer, res, () => taskView(result.task));
   }
 
@@ -118,7 +121,9 @@ export class TasksController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<CancelView> {
     const result = await this.cancel.execute(principal, id);
-    await this.engine.waitFor(result.position ?? (await this.events.headPosition()));
+    // The answer is the command's own result: a lag of the read models (ProjectionLagError)
+    // does not fail it; they show the cancellation once caught up.
+    await caughtUp(this.engine.waitFor(result.position ?? (await this.events.headPosition())));
     res.status(result.httpStatus);
     return result.view;
   }

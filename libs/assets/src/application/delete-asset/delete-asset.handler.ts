@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, streamName, type Command } from '@gensvc/kernel';
-import { EventStore, ReadStore, SubscriptionEngine, handleCommand } from '@gensvc/event-sourcing';
+import { EventStore, ReadStore, SubscriptionEngine, caughtUp, handleCommand } from '@gensvc/event-sourcing';
 import { ASSET_STREAM, assetDecider } from '../../domain/asset';
 import { AssetRecords } from '../asset-records';
 import { TASK_ASSET_REFS, type TaskAssetRefDoc } from './task-asset-refs.projection';
@@ -38,7 +38,9 @@ export class DeleteAssetHandler {
       data: { account_id: accountId, in_use: inUse },
       metadata: { now: cmd.metadata.now },
     });
-    await this.engine.waitFor(result.position);
+    // Reads of assets go to their streams, so the delete is effective at once; the answer is
+    // the command's own result, and a lag of the read models (ProjectionLagError) does not fail it.
+    await caughtUp(this.engine.waitFor(result.position));
     if (result.state.status !== 'deleted') throw new AppError('INTERNAL', 'asset was not deleted');
     return { id: assetId, deleted: true, deleted_at: result.state.deleted_at };
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppConfig } from '@gensvc/config';
 import { AppError, streamName, type Command } from '@gensvc/kernel';
-import { EventStore, KeyedLock, LeaseBusyError, LeaseStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate, withLease } from '@gensvc/event-sourcing';
+import { EventStore, KeyedLock, LeaseBusyError, LeaseStore, ReadStore, SubscriptionEngine, caughtUp, handleCommand, loadAggregate, withLease } from '@gensvc/event-sourcing';
 import { UploadTokens } from '@gensvc/identity/contracts';
 import { checkFileName } from '../../domain/file-name';
 import { UploadLimits } from '../../domain/limits';
@@ -65,10 +65,14 @@ export class PrepareUploadHandler {
     // The unfinished-uploads limit holds across processes: the count and the new session's
     // append happen under the account's prepare lease, after this process's read model caught
     // up with everything any process stored, so two processes cannot both take the last place.
+    // A read model that does not catch up in time cannot count: the prepare is refused with
+    // UPLOAD_BUSY and nothing is stored (never counted on a lagging model).
     const prepareOnce = async () => {
       const current = await loadAggregate(this.events, stream, uploadDecider);
       if (current.state.status === 'none') {
-        await this.engine.waitFor(await this.events.headPosition());
+        if (!(await caughtUp(this.engine.waitFor(await this.events.headPosition())))) {
+          throw new AppError('UPLOAD_BUSY', 'the upload sessions of this account are being brought up to date; nothing was prepared; try again', { 'Retry-After': '1' });
+        }
         await this.checkSessionLimit(accountId, now);
       }
       const result = await handleCommand(this.events, stream, uploadDecider, {
@@ -76,7 +80,9 @@ export class PrepareUploadHandler {
         data: { ...input, upload_id: uploadId, account_id: accountId, connection_id: connectionId, validity_ms: this.limits.uploadValidityMs },
         metadata: { now },
       });
-      await this.engine.waitFor(result.position);
+      // The answer is built from the stream; the next prepare of the account waits for the
+      // read model to count this session (above), so a lag here does not fail the prepare.
+      await caughtUp(this.engine.waitFor(result.position));
       return result.state as Upload;
     };
     const state = await this.accountLocks.run(accountId, () =>

@@ -35,7 +35,7 @@ export class RevokeTokenHandler {
       if (!doc || doc.secret_hash !== hashSecret(token)) return;
       if (doc.client_id !== clientId) throw notThisClients();
       const r = await handleCommand(this.events, oauthGrantStream(doc.grant_id), oauthGrantDecider, { type: 'RevokeAccessToken', data: { access_token_id: doc._id }, metadata: cmd.metadata });
-      await this.engine.waitFor(r.position);
+      await this.settled(r.position);
       return;
     }
     if (parsed.kind === 'gsr') {
@@ -46,7 +46,17 @@ export class RevokeTokenHandler {
       if (state.refreshHash !== hash && !state.rotatedRefreshHashes.includes(hash)) return;
       if (state.clientId !== clientId) throw notThisClients();
       const r = await handleCommand(this.events, stream, oauthGrantDecider, { type: 'RevokeGrant', data: { reason: 'revoked_by_client' }, metadata: cmd.metadata });
-      await this.engine.waitFor(r.position);
+      await this.settled(r.position);
     }
+  }
+
+  /**
+   * Answers once the read models show the revocation (authentication reads them), so the
+   * token is refused from the answer on. When they lag, ProjectionLagError answers 503 with
+   * Retry-After (RFC 7009 §2.2.1: the client assumes the token still exists and retries); the
+   * revocation is stored, and the retry, which appends nothing, waits for everything stored.
+   */
+  private async settled(position: bigint | undefined): Promise<void> {
+    await this.engine.waitFor(position ?? (await this.events.headPosition()));
   }
 }

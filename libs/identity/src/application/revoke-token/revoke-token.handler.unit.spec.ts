@@ -1,5 +1,5 @@
 import { type AppConfig } from '@gensvc/config';
-import { type SubscriptionEngine } from '@gensvc/event-sourcing';
+import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import { OAuthGrantError, type OAuthGrantEvent } from '../../domain/oauth-grant';
 import { ExchangeAuthorizationCodeHandler } from '../exchange-authorization-code/exchange-authorization-code.handler';
@@ -11,7 +11,8 @@ import { RevokeTokenHandler } from './revoke-token.handler';
 
 describe('RevokeTokenHandler (RFC 7009)', () => {
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
-  const engine = { waitFor: jest.fn(async () => undefined) } as unknown as SubscriptionEngine;
+  const waitFor = jest.fn(async (_position?: bigint): Promise<void> => undefined);
+  const engine = { waitFor } as unknown as SubscriptionEngine;
   let events: SqliteEventStore;
   let readStore: SqliteReadStore;
   let handler: RevokeTokenHandler;
@@ -56,6 +57,7 @@ describe('RevokeTokenHandler (RFC 7009)', () => {
     });
   });
   afterEach(async () => {
+    waitFor.mockReset().mockImplementation(async () => undefined);
     await events.close();
     await readStore.close();
   });
@@ -74,6 +76,37 @@ describe('RevokeTokenHandler (RFC 7009)', () => {
   it('an access token: that token is revoked', async () => {
     await revoke('client_a', tokens.access_token);
     expect(await grantEvents()).toEqual(['OAuthCodeIssued', 'OAuthTokensIssued', 'OAuthAccessTokenRevoked']);
+  });
+
+  it('tokens are issued from the command itself when the read models lag (the code is used up: they could not be asked for again)', async () => {
+    waitFor.mockImplementation(async (position) => {
+      throw new ProjectionLagError(position ?? 0n, -1n, 5000);
+    });
+    const grants = new OAuthGrantTokens(events, { accessTokenTtlSeconds: 3600 } as AppConfig, engine);
+    const code = await new IssueAuthorizationCodeHandler(events).execute({
+      type: 'IssueAuthorizationCode',
+      data: { client_id: 'client_a', account_id: 'acc_1', scopes: ['read'], redirect_uri: 'https://a.example/cb', code_challenge: null },
+      metadata,
+    });
+    const issued = await new ExchangeAuthorizationCodeHandler(grants).execute({
+      type: 'ExchangeAuthorizationCode',
+      data: { client_id: 'client_a', code, redirect_uri: 'https://a.example/cb', code_verifier: undefined },
+      metadata,
+    });
+    expect(issued).toMatchObject({ token_type: 'Bearer', scope: 'read' });
+    expect(issued.access_token).toMatch(/^gsa/);
+  });
+
+  it('when the read models lag after a revocation, the answer is ProjectionLagError (503: the token is revoked once they caught up); the retry waits for everything stored', async () => {
+    waitFor.mockImplementationOnce(async (position) => {
+      throw new ProjectionLagError(position ?? 0n, -1n, 5000);
+    });
+    await expect(revoke('client_a', tokens.access_token)).rejects.toBeInstanceOf(ProjectionLagError);
+    expect(await grantEvents()).toEqual(['OAuthCodeIssued', 'OAuthTokensIssued', 'OAuthAccessTokenRevoked']);
+    waitFor.mockClear();
+    await revoke('client_a', tokens.access_token);
+    expect(await grantEvents()).toEqual(['OAuthCodeIssued', 'OAuthTokensIssued', 'OAuthAccessTokenRevoked']);
+    expect(waitFor).toHaveBeenCalledWith(await events.headPosition());
   });
 
   it('a refresh token: the whole grant is revoked by the client', async () => {

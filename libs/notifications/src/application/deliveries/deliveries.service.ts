@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, Clock, streamName } from '@gensvc/kernel';
-import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { EventStore, ReadStore, SubscriptionEngine, caughtUp, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { DELIVERY_STREAM, deliveryDecider } from '../../domain/delivery';
 import { isDeliveryId } from '../../domain/endpoints';
 import { EndpointsService } from '../endpoints/endpoints.service';
@@ -63,7 +63,8 @@ export class DeliveriesService {
     if (state.status === 'none' || state.accountId !== accountId || state.endpointId !== endpointId) throw new AppError('NOT_FOUND', `delivery ${deliveryId} not found`);
     if (endpoint.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', `webhook endpoint ${endpointId} is disabled; nothing is sent to it`);
     const result = await handleCommand(this.events, stream, deliveryDecider, { type: 'RequestRetry', data: {}, metadata: { now: this.clock.now() } });
-    if (result.position !== undefined) await this.engine.waitFor(result.position);
+    // The retry is stored and sent whether or not the list shows it yet (ProjectionLagError).
+    await caughtUp(this.engine.waitFor(result.position));
     this.runner.schedule(deliveryId, 0);
     return { id: deliveryId, status: 'pending' };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, Clock, checkPlainText, newId, streamName } from '@gensvc/kernel';
-import { EventStore, ReadStore, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { EventStore, ReadStore, SubscriptionEngine, caughtUp, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { endpointsDecider, isEndpointId, WEBHOOK_EVENT_TYPES, WEBHOOKS_STREAM, type DisableReason, type Endpoint, type EndpointsState } from '../../domain/endpoints';
 import { newWebhookSecret } from '../../domain/signature';
 import { SecretBox } from '../../infrastructure/secret-box';
@@ -42,7 +42,9 @@ export function checkEventTypes(raw: unknown): string[] {
 
 /**
  * Webhook endpoints of an account (one aggregate per account). Commands and single reads
- * fold the account's stream (always current); the list reads the projection.
+ * fold the account's stream (always current); the list reads the projection. Commands answer
+ * from their own result (a new secret is shown once), so they wait for the projection but a
+ * lag of it (ProjectionLagError) does not fail them.
  */
 @Injectable()
 export class EndpointsService {
@@ -68,7 +70,7 @@ export class EndpointsService {
     const secret = newWebhookSecret();
     const endpointId = newId('whe');
     const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'CreateEndpoint', data: { account_id: accountId, endpoint_id: endpointId, url, events, description, sealed_secret: this.box.seal(secret) }, metadata: { now: this.clock.now() } });
-    if (result.position !== undefined) await this.engine.waitFor(result.position);
+    await caughtUp(this.engine.waitFor(result.position));
     return { ...this.view(this.endpointOf(result.state, endpointId)), secret };
   }
 
@@ -91,7 +93,7 @@ export class EndpointsService {
   async delete(accountId: string, endpointId: string): Promise<{ id: string; deleted: true }> {
     await this.owned(accountId, endpointId);
     const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'DeleteEndpoint', data: { endpoint_id: endpointId }, metadata: { now: this.clock.now() } });
-    if (result.position !== undefined) await this.engine.waitFor(result.position);
+    await caughtUp(this.engine.waitFor(result.position));
     return { id: endpointId, deleted: true };
   }
 
@@ -99,7 +101,7 @@ export class EndpointsService {
     await this.owned(accountId, endpointId);
     const secret = newWebhookSecret();
     const result = await handleCommand(this.events, this.stream(accountId), endpointsDecider, { type: 'RotateSecret', data: { endpoint_id: endpointId, sealed_secret: this.box.seal(secret) }, metadata: { now: this.clock.now() } });
-    if (result.position !== undefined) await this.engine.waitFor(result.position);
+    await caughtUp(this.engine.waitFor(result.position));
     return { ...this.view(this.endpointOf(result.state, endpointId)), secret };
   }
 

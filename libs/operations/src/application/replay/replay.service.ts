@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AppError, Clock, streamName, type RecordedEvent } from '@gensvc/kernel';
-import { EventStore, ReadStore, SubscriptionEngine, deferIndexes, targetOf, toNewEvent, type Projection, type ProjectionTarget } from '@gensvc/event-sourcing';
+import { EventStore, ReadStore, SubscriptionEngine, caughtUp, deferIndexes, targetOf, toNewEvent, type Projection, type ProjectionTarget } from '@gensvc/event-sourcing';
 import { REPLAY_COMPLETED, type ReplayCompleted } from '../../domain/replay-events';
 import { estimateTotal, rateAndEta, type ReplayResult, type ReplayState } from './replay-progress';
 import { StagingReadStore } from './staging-read-store';
@@ -256,13 +256,17 @@ export class ReplayService {
     }
   }
 
-  /** Appends the run to the audit trail (`replay-<id>` stream) and waits until it is listed. */
+  /**
+   * Appends the run to the audit trail (`replay-<id>` stream) and waits until it is listed;
+   * the replay is done either way, so a lag of the listing (ProjectionLagError) is logged, not
+   * raised.
+   */
   private async record(id: string, all: boolean, result: ReplayResult): Promise<void> {
     const event: ReplayCompleted = {
       type: REPLAY_COMPLETED,
       data: { replay_id: id, all, projections: result.projections, events: result.events, seconds: result.seconds },
     };
     const appended = await this.events.appendToStream(streamName('replay', id), [toNewEvent(event)], { expectedRevision: 'no_stream' });
-    await this.engine.waitFor(appended.position);
+    if (!(await caughtUp(this.engine.waitFor(appended.position)))) this.logger.warn(`replay ${id} is recorded; the replay list shows it once the projections caught up`);
   }
 }

@@ -1,6 +1,6 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError, streamName } from '@gensvc/kernel';
-import { type SubscriptionEngine } from '@gensvc/event-sourcing';
+import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
@@ -13,7 +13,7 @@ describe('DeleteVoiceHandler', () => {
   let events: SqliteEventStore;
   let readStore: SqliteReadStore;
   let handler: DeleteVoiceHandler;
-  const engine = { waitFor: jest.fn(async () => undefined) };
+  const engine = { waitFor: jest.fn(async (_position?: bigint): Promise<void> => undefined) };
   const del = (accountId: string, voiceId: string): DeleteVoiceCommand => ({ type: 'DeleteVoice', data: { account_id: accountId, voice_id: voiceId }, metadata: { now } });
   const types = async () => (await events.readStream(streamName(VOICE_STREAM, 'voice_0123456789ab'))).map((e) => e.type);
   const refusal = async (cmd: DeleteVoiceCommand): Promise<AppError> => {
@@ -34,6 +34,7 @@ describe('DeleteVoiceHandler', () => {
     });
   });
   afterEach(async () => {
+    engine.waitFor.mockReset().mockImplementation(async () => undefined);
     await events.close();
     await readStore.close();
   });
@@ -52,6 +53,26 @@ describe('DeleteVoiceHandler', () => {
     expect(await types()).toEqual(['VoiceCreated']);
     await usage.updateOne({ _id: 'task_x' }, { $set: { active: false } });
     expect((await handler.execute(del('acc_1', 'voice_0123456789ab'))).status).toBe('deleting');
+  });
+
+  it('refuses with SERVICE_UNAVAILABLE and stores nothing when the usage read model does not catch up in time', async () => {
+    engine.waitFor.mockImplementation(async (position) => {
+      throw new ProjectionLagError(position ?? 0n, -1n, 5000);
+    });
+    const err = await refusal(del('acc_1', 'voice_0123456789ab'));
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect(err.headers).toEqual({ 'Retry-After': '1' });
+    expect(err.message).toMatch(/nothing was changed/);
+    expect(await types()).toEqual(['VoiceCreated']);
+  });
+
+  it('answers the queued deletion from its own result when the read models lag after it is stored', async () => {
+    const head = await events.headPosition();
+    engine.waitFor.mockImplementation(async (position) => {
+      if (position !== undefined && position > head) throw new ProjectionLagError(position, head, 5000);
+    });
+    expect(await handler.execute(del('acc_1', 'voice_0123456789ab'))).toMatchObject({ status: 'deleting', deletion: { status: 'queued' } });
+    expect(await types()).toEqual(['VoiceCreated', 'VoiceDeletionRequested']);
   });
 
   it("answers NOT_FOUND for another account's voice and a malformed id", async () => {
