@@ -80,9 +80,11 @@ function eq(meta: CollectionShape, path: string, e: string, x: unknown): Where {
   return ANY;
 }
 
+/** The negation of an exact clause. A superset's negation would be a subset: the matcher decides. */
 function not(w: Where): Where {
-  if (w.sql === '1') return w.exact ? { sql: '0', params: [], exact: true } : ANY;
-  return { sql: `NOT ifnull(${w.sql}, 0)`, params: w.params, exact: w.exact };
+  if (!w.exact) return ANY;
+  if (w.sql === '1') return { sql: '0', params: [], exact: true };
+  return { sql: `NOT ifnull(${w.sql}, 0)`, params: w.params, exact: true };
 }
 
 function range(meta: CollectionShape, path: string, e: string, op: string, x: unknown): Where {
