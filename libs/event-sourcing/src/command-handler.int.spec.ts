@@ -1,8 +1,9 @@
-import { AppError, ConcurrencyError } from '@gensvc/kernel';
+import { AppError } from '@gensvc/kernel';
 import { KeyedLock } from './keyed-lock';
 import type { Decider } from '@gensvc/kernel';
 import { randomUUID } from 'node:crypto';
-import { CommandHandler, handleCommand, startCommand } from './command-handler';
+import { AppendChain, ChainDiverged } from './append-chain';
+import { CommandHandler, handleCommand } from './command-handler';
 import { SqliteEventStore } from '@gensvc/storage';
 import type { AppendOptions, AppendResult } from './event-store.port';
 import type { DomainEvent, NewEvent } from '@gensvc/kernel';
@@ -132,20 +133,86 @@ describe('a fresh stream (named after an id made just now)', () => {
     const r = await handleCommand(store, 'f-1', counter, add(2, 10), { fresh: true });
     expect(r.state).toBe(2);
     expect(reads).not.toHaveBeenCalled();
-    const started = await startCommand(store, 'f-2', counter, add(3, 10), { fresh: true });
-    await started.committed;
+    await AppendChain.run(store, () => handleCommand(store, 'f-2', counter, add(3, 10), { fresh: true }));
     expect(reads).not.toHaveBeenCalled();
     expect((await store.readStream<Ev>('f-2')).map((e) => e.data.n)).toEqual([3]);
   });
 
-  it('when the guess is wrong (the stream exists), handleCommand reads it and decides again, and startCommand fails its precondition', async () => {
+  it('when the guess is wrong (the stream exists), handleCommand reads it and decides again, and a chained one fails its chain', async () => {
     await handleCommand(store, 'f-3', counter, add(5, 10));
     const r = await handleCommand(store, 'f-3', counter, add(4, 10), { fresh: true });
     expect(r.state).toBe(9);
     await expect(handleCommand(store, 'f-3', counter, add(4, 10), { fresh: true })).rejects.toMatchObject({ code: 'CONFLICT' });
-    const started = await startCommand(store, 'f-3', counter, add(1, 10), { fresh: true });
-    await expect(started.committed).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(AppendChain.run(store, () => handleCommand(store, 'f-3', counter, add(1, 10), { fresh: true }))).rejects.toBeInstanceOf(ChainDiverged);
     expect((await store.readStream<Ev>('f-3')).map((e) => e.data.n)).toEqual([5, 4]);
+  });
+});
+
+describe('AppendChain (commands that follow one another in one group commit)', () => {
+  let store: SqliteEventStore;
+  beforeEach(() => (store = new SqliteEventStore(':memory:')));
+  afterEach(() => store.close());
+  const add = (n: number, max = 100): Cmd => ({ type: 'Add', data: { n, max } });
+
+  it('chained commands answer before their commit, go in in order, and the chain resolves with the highest position once all are durable', async () => {
+    const wallet = new CommandHandler(store, counter);
+    const appended: string[] = [];
+    const spy = jest.spyOn(store, 'appendToStream');
+    const { value, position } = await AppendChain.run(store, async () => {
+      const a = await handleCommand(store, 'x-1', counter, add(1));
+      const b = await wallet.handle('w-1', add(2));
+      const c = await handleCommand(store, 'y-1', counter, add(3));
+      appended.push(...spy.mock.calls.map(([stream]) => stream));
+      return [a, b, c];
+    });
+    expect(value.map((r) => [r.state, r.position])).toEqual([
+      [1, undefined],
+      [2, undefined],
+      [3, undefined],
+    ]);
+    expect(appended).toEqual(['x-1', 'w-1', 'y-1']);
+    // each append named the one before it as its precondition
+    expect(spy.mock.calls.map(([, , options]) => options?.after?.length ?? 0)).toEqual([0, 1, 1]);
+    const all = await store.readAll();
+    expect(all.map((e) => e.streamName)).toEqual(['x-1', 'w-1', 'y-1']);
+    expect(position).toBe(all[2].position);
+  });
+
+  it('a chained append that fails its precondition fails everything after it, and the chain rejects with ChainDiverged', async () => {
+    await handleCommand(store, 'x-2', counter, add(1));
+    // another writer (another process) gets in between the decision on x-2 and its append
+    const racing = new DelegatingEventStore(store);
+    racing.appendToStream = async (stream, events, options) => {
+      if (stream === 'x-2') void store.appendToStream('x-2', [{ type: 'Added', data: { n: 10 } }], { expectedRevision: 0n });
+      return store.appendToStream(stream, events, options);
+    };
+    const run = AppendChain.run(racing, async () => {
+      const a = await handleCommand(racing, 'x-2', counter, add(1));
+      await handleCommand(racing, 'y-2', counter, add(1));
+      return a;
+    });
+    await expect(run).rejects.toBeInstanceOf(ChainDiverged);
+    expect((await store.readStream<Ev>('x-2')).map((e) => e.data.n)).toEqual([1, 10]);
+    expect(await store.readStream('y-2')).toEqual([]);
+  });
+
+  it('a second command on a stream of the chain waits for the chain first, so it decides on what is stored', async () => {
+    const reached: number[] = [];
+    await AppendChain.run(store, async () => {
+      await handleCommand(store, 'x-3', counter, add(4, 5));
+      await expect(handleCommand(store, 'x-3', counter, add(4, 5))).rejects.toMatchObject({ code: 'CONFLICT' });
+      reached.push((await handleCommand(store, 'x-3', counter, add(1, 5))).state);
+    });
+    expect(reached).toEqual([5]);
+    expect((await store.readStream<Ev>('x-3')).map((e) => e.data.n)).toEqual([4, 1]);
+  });
+
+  it('on a store without pipelined appends the work runs as it is, each command waiting for its append', async () => {
+    const plain = new DelegatingEventStore(store);
+    Object.defineProperty(plain, 'pipelinedAppends', { get: () => false });
+    const { value, position } = await AppendChain.run(plain, () => handleCommand(plain, 'x-4', counter, add(2)));
+    expect(value.position).toBeDefined();
+    expect(position).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyError } from '@gensvc/kernel';
+import { AppendChain } from './append-chain';
 import { KeyedLock } from './keyed-lock';
 import { RequestContexts } from './request-context';
 import type { Decider } from '@gensvc/kernel';
@@ -31,7 +32,9 @@ export interface HandleOptions {
 
 /**
  * The one way a command changes an aggregate: read the stream, fold, decide, append with
- * the expected revision; on a conflict re-read and decide again.
+ * the expected revision; on a conflict re-read and decide again. Inside an `AppendChain` the
+ * append is queued after the chain's previous one and the decided state returned at once
+ * (no position, no retry: a conflict fails the chain, whose caller decides again).
  */
 export async function handleCommand<State, Command, Event extends DomainEvent>(
   store: EventStore,
@@ -40,6 +43,8 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   command: Command,
   options: HandleOptions = {},
 ): Promise<HandleResult<State, Event>> {
+  const chain = AppendChain.of(store);
+  if (chain) return chainedCommand(chain, stream, decider, command, options);
   const retries = options.retries ?? 10;
   for (let attempt = 0; ; attempt++) {
     const recorded = options.fresh && attempt === 0 ? [] : await store.readStream<Event>(stream);
@@ -83,42 +88,24 @@ const expectedAfter = (revision: bigint): ExpectedRevision => (revision === -1n 
 const withIds = <E extends DomainEvent>(events: readonly E[], metadata?: Partial<EventMetadata>): NewEvent<E>[] =>
   events.map((e) => ({ ...toNewEvent(e, metadata), id: randomUUID() }));
 
-/** A command decided and its append queued, not yet committed. */
-export interface StartedCommand<State, Event extends DomainEvent> {
-  /** The state after the new events, as decided. */
-  readonly state: State;
-  /** The new events (none: nothing to append). */
-  readonly events: readonly Event[];
-  /** Id of the last new event, for a later step's `after`. */
-  readonly lastEventId?: string;
-  /** Settles once the append is stored (undefined: nothing to append); a failed precondition rejects with `ConcurrencyError`. */
-  readonly committed: Promise<AppendResult | undefined>;
-}
-
-/**
- * Decides a command and queues its append without waiting for the commit, on a store with
- * `pipelinedAppends`: `after` names events of earlier steps that must be stored first (they
- * may still be in flight). A refusal of the decider is thrown; no retries (a caller falls back
- * to `handleCommand` on what the store holds when `committed` rejects).
- */
-export async function startCommand<State, Command, Event extends DomainEvent>(
-  store: EventStore,
+async function chainedCommand<State, Command, Event extends DomainEvent>(
+  chain: AppendChain,
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  options: { after?: readonly string[]; metadata?: Partial<EventMetadata>; fresh?: boolean } = {},
-): Promise<StartedCommand<State, Event>> {
-  if (!store.pipelinedAppends) throw new Error('startCommand needs a store with pipelined appends');
+  options: HandleOptions,
+): Promise<HandleResult<State, Event>> {
+  await chain.enter(stream);
   // A fresh stream (see HandleOptions.fresh) is not read: its append expects no stream.
-  const { state: base, revision } = options.fresh ? { state: decider.initialState(), revision: -1n } : await loadAggregate(store, stream, decider);
+  const { state: base, revision } = options.fresh ? { state: decider.initialState(), revision: -1n } : await loadAggregate(chain.store, stream, decider);
   const events = decider.decide(command, base);
-  if (events.length === 0) return { state: base, events, committed: Promise.resolve(undefined) };
+  if (events.length === 0) return { state: base, events, revision };
   const newEvents = withIds(events, options.metadata);
-  const committed = store.appendToStream(stream, newEvents, { expectedRevision: expectedAfter(revision), ...(options.after?.length ? { after: options.after } : {}) });
-  committed.catch(() => undefined); // observed by the caller; never an unhandled rejection meanwhile
+  const after = chain.after;
+  chain.queued(stream, newEvents[newEvents.length - 1].id!, chain.store.appendToStream(stream, newEvents, { expectedRevision: expectedAfter(revision), ...(after.length ? { after } : {}) }));
   let state = base;
   for (const e of events) state = decider.evolve(state, e);
-  return { state, events, lastEventId: newEvents[newEvents.length - 1].id, committed };
+  return { state, events, revision: revision + BigInt(events.length) };
 }
 
 /** Adds the request context (correlation, causation, actor) to an event's metadata. */
@@ -159,7 +146,14 @@ interface Folded<State> {
 }
 
 type Step<State, Event extends DomainEvent> =
-  | { readonly kind: 'appending'; readonly append: Promise<AppendResult>; readonly state: State; readonly events: readonly Event[]; readonly lastEventId: string }
+  | {
+      readonly kind: 'appending';
+      readonly append: Promise<AppendResult>;
+      readonly state: State;
+      readonly events: readonly Event[];
+      readonly revision: bigint;
+      readonly lastEventId: string;
+    }
   | { readonly kind: 'unchanged'; readonly base: Folded<State> }
   | { readonly kind: 'refused'; readonly error: unknown; readonly base: Folded<State> };
 
@@ -213,28 +207,19 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
     }
   }
 
-  /**
-   * Decides `command` and queues its append without waiting for the commit (a store with
-   * `pipelinedAppends`), after the events named by `after`. A refusal is thrown (once the
-   * appends it was decided on are stored); no retries on a failed append.
-   */
-  async start(stream: string, command: Command, options: { after?: readonly string[]; metadata?: Partial<EventMetadata> } = {}): Promise<StartedCommand<State, Event>> {
-    if (!this.store.pipelinedAppends) throw new Error('start needs a store with pipelined appends');
-    for (;;) {
-      const step = await this.lock.run(stream, () => this.decide(stream, command, options));
-      if (step.kind === 'appending') return { state: step.state, events: step.events, lastEventId: step.lastEventId, committed: step.append };
-      const base = await this.unappended(step);
-      if (base) return { state: base.state, events: [], committed: Promise.resolve(undefined) };
-    }
-  }
-
   async handle(stream: string, command: Command, options: { metadata?: Partial<EventMetadata> } = {}): Promise<HandleResult<State, Event>> {
+    const chain = AppendChain.of(this.store);
     for (let attempt = 0; ; attempt++) {
-      const step = await this.lock.run(stream, () => this.decide(stream, command, options));
+      const step = await this.lock.run(stream, () => this.decide(stream, command, { ...options, after: chain?.after }));
       if (step.kind !== 'appending') {
         const base = await this.unappended(step);
         if (!base) continue;
         return { state: base.state, events: [], revision: base.revision };
+      }
+      if (chain) {
+        // Chained: the state as decided; the chain waits for the commit.
+        chain.queued(stream, step.lastEventId, step.append);
+        return { state: step.state, events: step.events, revision: step.revision };
       }
       try {
         const result = await step.append;
@@ -290,12 +275,12 @@ export class CommandHandler<State, Command, Event extends DomainEvent> {
       const entry: Folded<State> = { ...committed, inFlight: settled };
       this.remember(stream, entry);
       void settled.then((ok) => this.settle(stream, entry, ok ? committed : null));
-      return { kind: 'appending', append, state, events, lastEventId: committed.lastEventId! };
+      return { kind: 'appending', append, state, events, revision: committed.revision, lastEventId: committed.lastEventId! };
     }
     // Otherwise the lock stays held until the append is done (the next command reads its outcome).
     this.cache.delete(stream);
     if (await settled) this.remember(stream, committed);
-    return { kind: 'appending', append, state, events, lastEventId: committed.lastEventId! };
+    return { kind: 'appending', append, state, events, revision: committed.revision, lastEventId: committed.lastEventId! };
   }
 
   /** An append in flight is done: its fold becomes committed, or (failed) every fold on top of it is dropped. */

@@ -8,6 +8,8 @@ export * from './keyed-lock';
 export * from './keyed-timers';
 export * from './event-store.port';
 export * from './command-handler';
+export * from './append-chain';
+export * from './workflow-processor';
 export * from './projection';
 export * from './reactor';
 export * from './engine';

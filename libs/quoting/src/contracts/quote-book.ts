@@ -36,11 +36,6 @@ export type QuoteAcceptance =
   | { readonly accepted: true; readonly quote: LockedQuote; readonly position?: bigint }
   | { readonly accepted: false; readonly refusal: QuoteRefusal };
 
-/** A quote lock decided and queued, not yet stored (see `QuoteBook.beginAccept`). */
-export type QueuedQuoteAcceptance =
-  | { readonly accepted: true; readonly quote: LockedQuote; readonly eventId?: string; readonly committed: Promise<{ position?: bigint }> }
-  | { readonly accepted: false; readonly refusal: QuoteRefusal };
-
 /** What the tasks context may ask of the quoting context. */
 export abstract class QuoteBook {
   /**
@@ -53,11 +48,6 @@ export abstract class QuoteBook {
    * be locked answers its refusal (same reasons as `usable`) rather than throwing.
    */
   abstract accept(quoteId: string, accountId: string, taskId: string): Promise<QuoteAcceptance>;
-  /**
-   * `accept` without waiting for the commit, on an event store with pipelined appends: the lock
-   * is stored only after the events named by `after` (`committed` rejects if they were not).
-   */
-  abstract beginAccept(quoteId: string, accountId: string, taskId: string, after: readonly string[]): Promise<QueuedQuoteAcceptance>;
   /** Gives the lock of `taskId` back (a rolled-back creation); `taskId` can never lock it again. Idempotent. */
   abstract release(quoteId: string, taskId: string): Promise<{ position?: bigint }>;
 }

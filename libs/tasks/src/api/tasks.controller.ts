@@ -124,7 +124,7 @@ export class TasksController {
     // The answer is the command's own result: a lag of the read models (ProjectionLagError)
     // does not fail it; they show the cancellation once caught up.
     await caughtUp(this.engine.waitFor(result.position ?? (await this.events.headPosition())));
-    res.status(result.httpStatus);
+    res.status(cancelStatus(result.view));
     return result.view;
   }
 
@@ -147,4 +147,11 @@ export class TasksController {
   billing(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>): Promise<Page<BillView>> {
     return this.queries.bills(principal.accountId, parseListQuery(query));
   }
+}
+
+/** 202 while the supplier's answer is outstanding; 200 once the cancellation is decided (confirmed, not needed, refused, unconfirmed). */
+function cancelStatus(view: CancelView): 200 | 202 {
+  const c = view.cancellation.status;
+  const finished = view.status === 'succeeded' || view.status === 'failed' || view.status === 'canceled';
+  return !finished && (c === 'requested' || c === 'checking' || c === 'none') ? 202 : 200;
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CommandHandler, EventStore, type HandleResult, type StartedCommand } from '@gensvc/event-sourcing';
+import { CommandHandler, EventStore, type HandleResult } from '@gensvc/event-sourcing';
 import { Money, streamName } from '@gensvc/kernel';
 import type { ReservationOutcome, WalletView } from '../contracts/wallet-commands';
 import { WALLET_STREAM, walletBalance, walletDecider, type WalletCommand, type WalletEvent, type WalletState } from '../domain/wallet';
@@ -23,11 +23,6 @@ export class WalletStream {
 
   handle(accountId: string, command: WalletCommand): Promise<HandleResult<WalletState, WalletEvent>> {
     return this.commands.handle(streamName(WALLET_STREAM, accountId), command);
-  }
-
-  /** Decides and queues the append after the events named by `after`, without waiting for the commit. */
-  start(accountId: string, command: WalletCommand, after: readonly string[]): Promise<StartedCommand<WalletState, WalletEvent>> {
-    return this.commands.start(streamName(WALLET_STREAM, accountId), command, { after });
   }
 
   /** The wallet as committed, or (`includeInFlight`) with this process's appends still in flight. */

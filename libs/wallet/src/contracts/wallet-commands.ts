@@ -21,11 +21,6 @@ export type ReservationResult =
   | { readonly reserved: true; readonly position?: bigint }
   | { readonly reserved: false; readonly refusal: { readonly code: string; readonly message: string } };
 
-/** A reservation decided and queued, not yet stored (see `WalletCommands.beginReserve`). */
-export type QueuedReservation =
-  | { readonly reserved: true; readonly eventId?: string; readonly committed: Promise<{ position?: bigint }> }
-  | { readonly reserved: false; readonly refusal: { readonly code: string; readonly message: string } };
-
 /** What other contexts (and the admin CLI) may ask of the wallet context. */
 export abstract class WalletCommands {
   /** Adds funds (admin credit). `amount` is a positive CNY decimal string. */
@@ -42,12 +37,6 @@ export abstract class WalletCommands {
    * short, CONFLICT when the id was already closed.
    */
   abstract reserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult>;
-  /**
-   * `reserve` without waiting for the commit, on an event store with pipelined appends: the
-   * reservation is stored only after the events named by `after` (`committed` rejects if they
-   * were not, and nothing is reserved).
-   */
-  abstract beginReserve(request: { accountId: string; reservationId: string; taskId: string; amount: Micros; after: readonly string[] }): Promise<QueuedReservation>;
   /** Charges `amount` (≤ reserved) and releases the rest. Idempotent: a closed reservation answers its outcome. */
   abstract capture(request: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome>;
   /** Releases the whole reservation; an id never reserved is voided (never reservable after). Idempotent. */

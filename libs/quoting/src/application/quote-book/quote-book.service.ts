@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, Clock, Money, streamName } from '@gensvc/kernel';
-import { EventStore, handleCommand, loadAggregate, startCommand } from '@gensvc/event-sourcing';
+import { EventStore, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
 import { Catalogue } from '@gensvc/catalogue/contracts';
-import { QuoteBook, type LockedQuote, type QuoteAcceptance, type QueuedQuoteAcceptance } from '../../contracts/quote-book';
+import { QuoteBook, type LockedQuote, type QuoteAcceptance } from '../../contracts/quote-book';
 import { QUOTE_STREAM, quoteDecider, quoteUnusableReason, type QuoteState, type QuoteTerms } from '../../domain/quote';
 
 const ID = /^qt_[0-9a-z]{1,60}$/;
@@ -58,18 +58,6 @@ export class QuoteBookService extends QuoteBook {
       return { accepted: true, quote: lockedQuote(state.terms), position: result.position };
     } catch (err) {
       // The decider's typed refusal becomes the answer; anything else (I/O) is thrown.
-      if (err instanceof AppError) return { accepted: false, refusal: { code: err.code, message: err.message } };
-      throw err;
-    }
-  }
-
-  override async beginAccept(quoteId: string, accountId: string, taskId: string, after: readonly string[]): Promise<QueuedQuoteAcceptance> {
-    if (!ID.test(quoteId)) return { accepted: false, refusal: { code: 'NOT_FOUND', message: `quote ${quoteId} not found` } };
-    try {
-      const started = await startCommand(this.events, streamName(QUOTE_STREAM, quoteId), quoteDecider, { type: 'AcceptQuote', data: this.acceptance(quoteId, accountId, taskId), metadata: { now: this.clock.now() } }, { after });
-      const state = started.state as Extract<QuoteState, { terms: QuoteTerms }>;
-      return { accepted: true, quote: lockedQuote(state.terms), eventId: started.lastEventId, committed: started.committed.then((r) => ({ position: r?.position })) };
-    } catch (err) {
       if (err instanceof AppError) return { accepted: false, refusal: { code: err.code, message: err.message } };
       throw err;
     }

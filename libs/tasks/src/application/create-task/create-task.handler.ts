@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppError, Money, newId, streamName } from '@gensvc/kernel';
-import { handleCommand, loadAggregate } from '@gensvc/event-sourcing';
+import { AppError, fold, Money, newId, streamName } from '@gensvc/kernel';
+import { loadAggregate, type WorkflowRun } from '@gensvc/event-sourcing';
 import { QuoteBook, type LockedQuote } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { AssetRegistry } from '@gensvc/assets/contracts';
 import { VoiceRegistry } from '@gensvc/voices/contracts';
 import { TASK_CREATION_STREAM, taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
-import type { TaskRecord } from '../../domain/task';
+import type { CreationState } from '../../domain/task-creation-workflow';
+import { taskDecider, type TaskRecord, type TaskState } from '../../domain/task';
 import { TaskStore } from '../task-store';
-import { TaskCreationRunner, type CreationRun } from './creation-runner';
+import { TaskCreation } from './task-creation';
 
 export interface CreateTaskCommand {
   readonly type: 'CreateTask';
@@ -35,16 +36,15 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export const creationIdOf = (accountId: string, idempotencyKey: string): string => sha256(`${accountId}\n${idempotencyKey}`);
 export const bodyHashOf = (quoteId: string, title: string | null): string => sha256(JSON.stringify({ quote_id: quoteId, title }));
 
-const maxPos = (a: bigint | undefined, b: bigint | undefined): bigint | undefined => (a === undefined ? b : b === undefined ? a : a > b ? a : b);
-
 /**
  * POST /v1/tasks. The intent is recorded first on `taskcreation-<sha256(account, key)>`
  * (no_stream: one intent and one task id per key, bound to the body); then the creation
  * workflow (`domain/task-creation-workflow.ts`: quote accepted → funds reserved → task
- * created, or rejected and rolled back) runs inline for latency. The same workflow runs from
- * the checkpointed subscription (`TaskCreationReactor`) for every stored intent, so a crash
- * anywhere after the intent is finished by the reactor (after a restart: from the
- * checkpoint), and a retry with the same key finishes it too.
+ * created, or rejected and rolled back) runs inline for latency, through the workflow
+ * processor (`TaskCreation`). The same processor runs it from the checkpointed subscription
+ * (`TaskCreationReactor`) for every stored intent, so a crash anywhere after the intent is
+ * finished by the reactor (after a restart: from the checkpoint), and a retry with the same
+ * key finishes it too.
  */
 @Injectable()
 export class CreateTaskHandler {
@@ -54,7 +54,7 @@ export class CreateTaskHandler {
     private readonly wallet: WalletCommands,
     private readonly assets: AssetRegistry,
     private readonly voices: VoiceRegistry,
-    private readonly runner: TaskCreationRunner,
+    private readonly creation: TaskCreation,
   ) {}
 
   async execute(cmd: CreateTaskCommand): Promise<CreateTaskResult> {
@@ -91,33 +91,14 @@ export class CreateTaskHandler {
       title,
       requested_at: cmd.metadata.now.toISOString(),
     };
-    // The reactor hears the intent as soon as it is stored: it waits for this inline run and
-    // takes over only if the run does not finish.
-    let finish!: (run: CreationRun | null) => void;
-    this.runner.track(intent.task_id, new Promise<CreationRun | null>((resolve) => (finish = resolve)));
-    try {
-      if (this.tasks.events.pipelinedAppends) {
-        // Every step in one group commit; anything unusual goes on below from what is stored.
-        const run = await this.runner.startPipelined(stream, intent, cmd.metadata);
-        if (run) {
-          finish(run);
-          return answer(run, run.position);
-        }
-      }
-      // A concurrent request with the same key may win: then its intent (same body) is run.
-      const recorded = await handleCommand(this.tasks.events, stream, taskCreationDecider, { type: 'RequestCreation', data: intent, metadata: cmd.metadata }, { retries: 20 });
-      const winner = recorded.state.intent!;
-      if (winner.task_id !== intent.task_id) {
-        finish(null);
-        return this.resume(winner, bodyHash);
-      }
-      const run = await this.runner.start(winner);
-      finish(run);
-      return answer(run, recorded.position);
-    } catch (err) {
-      finish(null);
-      throw err;
+    const run = await this.creation.start(stream, intent, cmd.metadata.now);
+    if (run.state.status === 'none') {
+      // Another request stored its intent under this key first: its creation is the one.
+      const winner = await this.intentOf(stream);
+      if (!winner) throw new Error(`no intent stored under creation ${creationId}`);
+      return this.resume(winner, bodyHash);
     }
+    return answer(run, (r) => (r.status === 'created' ? fold(taskDecider, [{ type: 'TaskCreated', data: r.task }]) : null));
   }
 
   private async intentOf(stream: string): Promise<CreationIntent | null> {
@@ -129,7 +110,9 @@ export class CreateTaskHandler {
       const created = (await this.tasks.load(intent.task_id)).kind === 'task';
       throw new IdempotencyConflict(created ? intent.task_id : null);
     }
-    return answer(await this.runner.resume(intent), undefined);
+    const run = await this.creation.processor.run(intent);
+    const current = await this.tasks.load(intent.task_id);
+    return answer(run, () => current);
   }
 
   /** Assets and voices named by the quote must still be usable (deleted meanwhile → 400). */
@@ -150,11 +133,12 @@ export class IdempotencyConflict extends AppError {
   }
 }
 
-/** The request's answer: the task, or the refusal the creation was rolled back with. */
-function answer(run: CreationRun, position: bigint | undefined): CreateTaskResult {
-  if (run.state.status === 'created' && run.task?.kind === 'task') return { task: run.task.task, position: maxPos(run.position, position) };
+/** The request's answer: the task (as `taskOf` reads it), or the refusal the creation was rolled back with. */
+function answer(run: WorkflowRun<CreationState>, taskOf: (state: CreationState) => TaskState | null): CreateTaskResult {
+  const task = taskOf(run.state);
+  if (run.state.status === 'created' && task?.kind === 'task') return { task: task.task, position: run.position };
   if (run.state.status === 'rolled_back' && run.state.refusal) throw new AppError(run.state.refusal.code as AppError['code'], run.state.refusal.message);
-  throw new Error(`the creation of task ${run.task?.kind ?? 'none'} did not finish (${run.state.status})`);
+  throw new Error(`the creation of task ${'intent' in run.state ? run.state.intent?.task_id : 'none'} did not finish (${run.state.status})`);
 }
 
 function insufficient(available: string, needed: bigint): AppError {

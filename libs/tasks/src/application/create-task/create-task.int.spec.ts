@@ -12,7 +12,7 @@ import { createQuotingForTests, type QuotingForTests } from '@gensvc/quoting/tes
 import { TASK_CREATION_STREAM, taskCreationDecider } from '../../domain/task-creation';
 import { TaskStore } from '../task-store';
 import { CreateTaskHandler, creationIdOf } from './create-task.handler';
-import { TaskCreationRunner } from './creation-runner';
+import { TaskCreation } from './task-creation';
 import { TaskCreationReactor } from './task-creation.reactor';
 
 /** Assets of the test: every id is usable. */
@@ -78,7 +78,7 @@ describe.each([
   let wallet: WalletCommands;
   let quoting: QuotingForTests;
   let handler: CreateTaskHandler;
-  let runner: TaskCreationRunner;
+  let creation: TaskCreation;
   let reactor: TaskCreationReactor;
   const catalogue = Catalogue.load();
   let n = 0;
@@ -90,9 +90,9 @@ describe.each([
     wallet = createWalletForTests(events, clock);
     quoting = createQuotingForTests({ events, catalogue, assets: new FakeAssetRegistry(), voices: new FakeVoiceRegistry(), clock });
     const tasks = new TaskStore(events, clock);
-    runner = new TaskCreationRunner(tasks, quoting.book, wallet);
-    reactor = new TaskCreationReactor(runner);
-    handler = new CreateTaskHandler(tasks, quoting.book, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), runner);
+    creation = new TaskCreation(tasks, quoting.book, wallet, events);
+    reactor = new TaskCreationReactor(creation);
+    handler = new CreateTaskHandler(tasks, quoting.book, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), creation);
   });
   afterEach(() => events.close());
 
@@ -268,7 +268,7 @@ describe.each([
         return terms;
       };
       const tasks = new TaskStore(events, clock);
-      const racingHandler = new CreateTaskHandler(tasks, racing, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), runner);
+      const racingHandler = new CreateTaskHandler(tasks, racing, wallet, new FakeAssetRegistry(), new FakeVoiceRegistry(), creation);
       expect(await code(racingHandler.execute(cmd(p, 'key-race-publish', quoteId, null)))).toBe('MODEL_UNAVAILABLE');
       expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.000000', available: '1.000000' });
       expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).not.toContain('QuoteAccepted');
@@ -319,7 +319,7 @@ describe.each([
       await expect(handler.execute(cmd(p, 'key-crash-06', quoteId, null))).rejects.toThrow(/simulated crash/);
       const intent = await intentOf(p.accountId, 'key-crash-06');
       // a new process: a new runner and reactor over the same stores
-      const fresh = new TaskCreationReactor(new TaskCreationRunner(new TaskStore(events, clock), quoting.book, wallet));
+      const fresh = new TaskCreationReactor(new TaskCreation(new TaskStore(events, clock), quoting.book, wallet, events));
       await fresh.handle(intentEvent(intent));
       await fresh.handle(intentEvent(intent)); // a redelivery changes nothing
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
@@ -337,9 +337,9 @@ describe.each([
       expect(await events.readStream(streamName('task', intent.task_id))).toHaveLength(0);
 
       clock.advance(20 * 60_000); // the quote expires meanwhile: the lock it holds still counts
-      const recovered = await runner.resume(intent);
+      const recovered = await creation.processor.run(intent);
       expect(recovered.state.status).toBe('created');
-      expect(recovered.task).toMatchObject({ kind: 'task', task: { task_id: intent.task_id, status: 'queued' } });
+      expect(await new TaskStore(events, clock).load(intent.task_id)).toMatchObject({ kind: 'task', task: { task_id: intent.task_id, status: 'queued' } });
       const retry = await handler.execute(cmd(p, 'key-crash-01', quoteId, null));
       expect(retry.task.task_id).toBe(intent.task_id);
       expect(await wallet.view(p.accountId)).toEqual({ currency: 'CNY', balance: '1.000000', reserved: '0.020000', available: '0.980000' });
@@ -359,7 +359,7 @@ describe.each([
       await handler.execute(cmd(p, 'key-other-01', other, null)).catch(() => undefined);
       expect((await wallet.view(p.accountId)).available).toBe('0.000000');
 
-      expect((await runner.resume(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
+      expect((await creation.processor.run(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
       const taskEvents = await events.readStream(streamName('task', intent.task_id));
       expect(taskEvents.map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
       expect((await events.readStream(streamName('quote', quoteId))).map((e) => e.type)).toEqual(['QuoteIssued', 'QuoteAccepted', 'QuoteReleased']);
@@ -385,9 +385,9 @@ describe.each([
       await handler.execute(cmd(p, 'key-spend-01', spender, null));
       const intent = await intentOf(p.accountId, 'key-crash-04');
       events.crashOnNextAppend('quote-'); // the release of the quote lock fails once
-      await expect(runner.resume(intent)).rejects.toThrow(/simulated crash/);
+      await expect(creation.processor.run(intent)).rejects.toThrow(/simulated crash/);
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected']);
-      expect((await runner.resume(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
+      expect((await creation.processor.run(intent)).state).toMatchObject({ status: 'rolled_back', refusal: { code: 'INSUFFICIENT_FUNDS' } });
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreationRejected', 'TaskCreationRolledBack']);
       expect((await events.readStream(streamName('quote', quoteId))).at(-1)?.type).toBe('QuoteReleased');
     });
@@ -399,8 +399,8 @@ describe.each([
       events.crashOnNextAppend('task-');
       await expect(handler.execute(cmd(p, 'key-crash-05', quoteId, null))).rejects.toThrow();
       const intent = await intentOf(p.accountId, 'key-crash-05');
-      const results = await Promise.all(Array.from({ length: 8 }, () => runner.resume(intent)));
-      expect(new Set(results.map((r) => (r.task?.kind === 'task' ? r.task.task.task_id : r.state.status)))).toEqual(new Set([intent.task_id]));
+      const results = await Promise.all(Array.from({ length: 8 }, () => creation.processor.run(intent)));
+      expect(new Set(results.map((r) => (r.state.status === 'created' ? r.state.task.task_id : r.state.status)))).toEqual(new Set([intent.task_id]));
       expect((await events.readStream(streamName('task', intent.task_id))).map((e) => e.type)).toEqual(['TaskCreated']);
       expect((await wallet.view(p.accountId)).reserved).toBe('0.020000');
     });

@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
 import { type RecordedEvent } from '@gensvc/kernel';
 import type { CreationIntent } from '../../domain/task-creation';
-import { TaskCreationRunner } from './creation-runner';
+import { TaskCreation } from './task-creation';
 
 /**
- * Every stored creation intent (TaskCreationRequested) → the creation workflow, from the
- * checkpointed subscription. A request runs its creation inline: the reactor waits for that
- * run and does nothing more when it finished; otherwise (the request failed part-way, or the
- * process died and this is the redelivery after a restart) it resumes the workflow from what
- * is stored. The checkpoint passes an intent only once its creation is finished.
+ * Every stored creation intent (TaskCreationRequested) → the creation workflow's processor,
+ * from the checkpointed subscription: it waits for the request's inline run and does nothing
+ * more when that finished; otherwise (the request failed part-way, or the process died and
+ * this is the delivery after a restart) it resumes the workflow from what is stored. The
+ * checkpoint passes an intent only once its creation is finished.
  */
 @AsReactor()
 @Injectable()
@@ -18,12 +18,11 @@ export class TaskCreationReactor implements Reactor {
   readonly handles: readonly string[] = ['TaskCreationRequested'];
   private readonly logger = new Logger('TaskCreation');
 
-  constructor(private readonly runner: TaskCreationRunner) {}
+  constructor(private readonly creation: TaskCreation) {}
 
   async handle(event: RecordedEvent): Promise<void> {
     const intent = event.data as CreationIntent;
-    if (await this.runner.finishedInline(intent.task_id)) return;
-    const run = await this.runner.resume(intent);
-    if (run.position !== undefined) this.logger.log(`finished the interrupted creation of task ${intent.task_id} (${run.state.status})`);
+    const run = await this.creation.processor.resume(intent);
+    if (run?.position !== undefined) this.logger.log(`finished the interrupted creation of task ${intent.task_id} (${run.state.status})`);
   }
 }

@@ -10,14 +10,14 @@ import { TaskStore } from '../task-store';
 /**
  * Drives tasks from stored events:
  * - TaskCreated → submit the job to its supplier (idempotent per task);
- * - CancellationRequested → ask the supplier to cancel (again after a crash; idempotent);
  * - the supplier job's events (`supplierjob-<task_id>`) → the task's own transitions:
  *   Dispatched → TaskStarted; Succeeded → TaskSucceeded; Failed → TaskFailed;
  *   Canceled → CancellationConfirmed + TaskCanceled; CancelChecking / Refused /
  *   Unconfirmed → the cancellation's status;
- * - a command that ended the task → the settlement workflow inline, with the state at hand
- *   (no read), so a task is settled as soon as it ended; `TaskSettlementReactor`, hearing the
- *   terminal event from its checkpoint, is the guarantee (then a no-op).
+ * - a command that ended the task → the settlement workflow's processor inline, with the
+ *   state at hand (no read), so a task is settled as soon as it ended; the processor's
+ *   `TaskSettlementReactor` resumes it from the checkpoint if that run did not finish.
+ * (A cancellation request is the cancellation workflow's: `TaskCancellationReactor`.)
  * The task decider ignores what no longer applies (a late success after a confirmed
  * cancellation, a repeat), so a race between cancel and completion ends in one outcome.
  */
@@ -25,7 +25,7 @@ import { TaskStore } from '../task-store';
 @Injectable()
 export class TaskExecutionReactor implements Reactor {
   readonly name = 'tasks.execution';
-  readonly handles: readonly string[] = ['TaskCreated', 'CancellationRequested', ...SUPPLIER_JOB_EVENT_TYPES];
+  readonly handles: readonly string[] = ['TaskCreated', ...SUPPLIER_JOB_EVENT_TYPES];
   private readonly logger = new Logger('TaskExecution');
 
   constructor(
@@ -37,7 +37,6 @@ export class TaskExecutionReactor implements Reactor {
   async handle(event: RecordedEvent): Promise<void> {
     if (event.type === 'TaskCreated') return this.submit(event.data as TaskCreatedData);
     const taskId = (event.data as { task_id: string }).task_id;
-    if (event.type === 'CancellationRequested') return this.askToCancel(taskId);
     const command = commandFor(event as unknown as SupplierJobEvent, this.tasks.now());
     if (!command) return;
     const { state, events } = await this.tasks.handle(taskId, command);
@@ -49,17 +48,6 @@ export class TaskExecutionReactor implements Reactor {
     const state = await this.tasks.load(d.task_id);
     if (state.kind !== 'task' || isTerminal(state.task.status)) return;
     await this.gateway.submit({ taskId: d.task_id, accountId: d.account_id, modelId: d.model, capability: d.capability, params: d.params });
-  }
-
-  private async askToCancel(taskId: string): Promise<void> {
-    const state = await this.tasks.load(taskId);
-    if (state.kind !== 'task' || isTerminal(state.task.status)) return;
-    const c = state.task.cancellation.status;
-    if (c !== 'requested' && c !== 'checking') return;
-    const answer = await this.gateway.requestCancel(taskId);
-    if (answer !== 'canceled') return;
-    const confirmed = await this.tasks.handle(taskId, { type: 'ConfirmCancellation', data: { task_id: taskId }, metadata: { now: this.tasks.now() } });
-    if (confirmed.events.length) await this.settlement.settle(taskId, confirmed.state);
   }
 }
 

@@ -13,19 +13,20 @@ const taskState = (patch: Partial<TaskRecord> = {}): TaskState => ({
   task: { task_id: 'task_1', account_id: 'acc_1', status: 'queued', cancellation: { status: 'none', requested_at: null, error_code: null }, ...patch } as TaskRecord,
 });
 
-function setup(state: TaskState = taskState(), answer: 'canceled' | 'requested' | 'finished' = 'requested') {
+function setup(state: TaskState = taskState()) {
   const tasks = { load: jest.fn(async () => state), handle: jest.fn(async (): Promise<{ state: TaskState; events: unknown[] }> => ({ state, events: [] })), now: () => NOW };
-  const gateway = { submit: jest.fn(async () => undefined), requestCancel: jest.fn(async () => answer) };
+  const gateway = { submit: jest.fn(async () => undefined), };
   const settlement = { settle: jest.fn(async () => ({})) };
   const reactor = new TaskExecutionReactor(tasks as unknown as TaskStore, gateway as unknown as SupplierGateway, settlement as unknown as TaskSettlement);
   return { tasks, gateway, settlement, reactor };
 }
 
 describe('TaskExecutionReactor', () => {
-  it('does not settle: it hears no terminal task event', () => {
+  it('neither settles nor cancels: it hears no terminal task event and no cancellation request', () => {
     const { reactor } = setup();
     expect(reactor.handles).not.toEqual(expect.arrayContaining(['TaskSucceeded']));
-    expect(reactor.handles).toEqual(expect.arrayContaining(['TaskCreated', 'CancellationRequested', 'SupplierJobSucceeded']));
+    expect(reactor.handles).not.toEqual(expect.arrayContaining(['CancellationRequested']));
+    expect(reactor.handles).toEqual(expect.arrayContaining(['TaskCreated', 'SupplierJobSucceeded']));
   });
 
   it('TaskCreated submits the job of a task still queued', async () => {
@@ -38,19 +39,6 @@ describe('TaskExecutionReactor', () => {
     const { reactor, gateway } = setup(taskState({ status: 'canceled' }));
     await reactor.handle(ev('TaskCreated', { model: 'm', capability: 'c', params: {} }));
     expect(gateway.submit).not.toHaveBeenCalled();
-  });
-
-  it('CancellationRequested asks the supplier; a job it never held is confirmed canceled', async () => {
-    const { reactor, gateway, tasks } = setup(taskState({ cancellation: { status: 'requested', requested_at: AT, error_code: null } }), 'canceled');
-    await reactor.handle(ev('CancellationRequested', {}));
-    expect(gateway.requestCancel).toHaveBeenCalledWith('task_1');
-    expect(tasks.handle).toHaveBeenCalledWith('task_1', { type: 'ConfirmCancellation', data: { task_id: 'task_1' }, metadata: { now: NOW } });
-  });
-
-  it('CancellationRequested for a task the supplier holds only asks', async () => {
-    const { reactor, tasks } = setup(taskState({ cancellation: { status: 'requested', requested_at: AT, error_code: null } }), 'requested');
-    await reactor.handle(ev('CancellationRequested', {}));
-    expect(tasks.handle).not.toHaveBeenCalled();
   });
 
   it('a supplier outcome becomes the task command, at the supplier time', async () => {

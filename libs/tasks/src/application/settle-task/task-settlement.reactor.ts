@@ -3,7 +3,7 @@ import { AsReactor, type Reactor } from '@gensvc/event-sourcing';
 import { TASK_TERMINAL_EVENTS, type RecordedEvent } from '@gensvc/kernel';
 import { TaskSettlement } from './task-settlement';
 
-/** TaskSucceeded / TaskFailed / TaskCanceled → the settlement workflow (settling twice is a no-op). */
+/** TaskSucceeded / TaskFailed / TaskCanceled → the settlement workflow's processor (nothing when an inline run settled the task). */
 @AsReactor()
 @Injectable()
 export class TaskSettlementReactor implements Reactor {
@@ -13,6 +13,6 @@ export class TaskSettlementReactor implements Reactor {
   constructor(private readonly settlement: TaskSettlement) {}
 
   async handle(event: RecordedEvent): Promise<void> {
-    await this.settlement.settle((event.data as { task_id: string }).task_id);
+    await this.settlement.processor.resume((event.data as { task_id: string }).task_id);
   }
 }

@@ -1,47 +1,45 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { EventStore, WorkflowProcessor, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { isTerminal, type TaskState } from '../../domain/task';
-import { taskSettlementWorkflow, type SettlementCommand, type SettlementInput } from '../../domain/task-settlement-workflow';
+import { taskSettlementWorkflow, type SettlementCommand, type SettlementInput, type SettlementState } from '../../domain/task-settlement-workflow';
 import { TaskStore } from '../task-store';
 
-const maxPos = (a: bigint | undefined, b: bigint | undefined): bigint | undefined => (a === undefined ? b : b === undefined ? a : a > b ? a : b);
-
 /**
- * Runs the settlement workflow (`domain/task-settlement-workflow.ts`) for one task: folds the
- * task's state as inputs, executes the commands (wallet capture or release, then TaskSettled)
- * and feeds their outcomes back. Run by `TaskSettlementReactor` for every ended task, and
- * inline by a cancellation the supplier confirmed at once (so its answer shows the
- * reservation released).
+ * The settlement workflow (`domain/task-settlement-workflow.ts`) under the workflow
+ * processor: its history is the task's state as inputs, its commands the wallet's capture or
+ * release, then TaskSettled. Started inline where a command ended the task (the supplier's
+ * outcome, a cancellation confirmed at once), so a task is settled as soon as it ended;
+ * `TaskSettlementReactor` resumes it for every terminal event an inline run did not settle.
  */
 @Injectable()
 export class TaskSettlement {
+  readonly processor: WorkflowProcessor<string, SettlementInput, SettlementState, SettlementCommand>;
+
   constructor(
     private readonly tasks: TaskStore,
     private readonly wallet: WalletCommands,
-  ) {}
-
-  /** Settles `taskId` if it ended and is not settled; `known` saves reading the task again. */
-  async settle(taskId: string, known?: TaskState): Promise<{ position?: bigint }> {
-    const state = known ?? (await this.tasks.load(taskId));
-    const w = taskSettlementWorkflow;
-    // The stored inputs are history; the workflow decides on the last one (as a reactor on
-    // the event that brought it here), then on the outcomes of its own commands.
-    const stored = settlementInputs(state);
-    let s = stored.slice(0, -1).reduce(w.evolve, w.initialState());
-    let position: bigint | undefined;
-    const queue = stored.slice(-1);
-    for (let input = queue.shift(); input; input = queue.shift()) {
-      s = w.evolve(s, input);
-      for (const command of w.decide(input, s)) {
-        const outcome = await this.execute(command);
-        position = maxPos(position, outcome.position);
-        queue.push(...outcome.inputs);
-      }
-    }
-    return { position };
+    @Inject(EventStore) events: EventStore,
+  ) {
+    this.processor = new WorkflowProcessor(
+      {
+        name: 'tasks.settlement',
+        workflow: taskSettlementWorkflow,
+        idOf: (taskId) => taskId,
+        history: async (taskId) => settlementInputs(await this.tasks.load(taskId)),
+        execute: (command) => this.execute(command),
+        finished: (state) => state.status === 'settled',
+      },
+      events,
+    );
   }
 
-  private async execute(c: SettlementCommand): Promise<{ inputs: SettlementInput[]; position?: bigint }> {
+  /** Settles `taskId` inline, from its state as the command that ended it left it. */
+  settle(taskId: string, ended: TaskState): Promise<WorkflowRun<SettlementState>> {
+    return this.processor.start(taskId, async () => settlementInputs(ended));
+  }
+
+  private async execute(c: SettlementCommand): Promise<WorkflowOutcome<SettlementInput>> {
     switch (c.type) {
       case 'CaptureFunds':
       case 'ReleaseFunds': {

@@ -1,3 +1,4 @@
+import type { EventStore } from '@gensvc/event-sourcing';
 import type { WalletCommands } from '@gensvc/wallet/contracts';
 import type { TaskRecord, TaskState } from '../../domain/task';
 import type { TaskStore } from '../task-store';
@@ -14,13 +15,13 @@ function setup() {
     release: jest.fn(async () => ({ charged: 0n, released: 30_000n, position: 5n })),
   };
   const tasks = { load: jest.fn(), handle: jest.fn(async () => ({ state: { kind: 'none' }, events: [], position: 6n })), now: () => new Date('2026-01-01T00:00:00Z') };
-  return { wallet, tasks, settlement: new TaskSettlement(tasks as unknown as TaskStore, wallet as unknown as WalletCommands) };
+  return { wallet, tasks, settlement: new TaskSettlement(tasks as unknown as TaskStore, wallet as unknown as WalletCommands, {} as EventStore) };
 }
 
-describe('TaskSettlement (runner of the settlement workflow)', () => {
+describe('TaskSettlement (the settlement workflow under the processor)', () => {
   it('a succeeded task: captures the estimated amount, then records the outcome on the task', async () => {
     const { wallet, tasks, settlement } = setup();
-    expect(await settlement.settle('task_1', record({ status: 'succeeded' }))).toEqual({ position: 6n });
+    expect(await settlement.settle('task_1', record({ status: 'succeeded' }))).toEqual({ state: { status: 'settled' }, position: 6n });
     expect(wallet.capture).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'task_1', amount: 20_000n });
     expect(tasks.handle).toHaveBeenCalledWith('task_1', {
       type: 'SettleTask',
@@ -47,11 +48,15 @@ describe('TaskSettlement (runner of the settlement workflow)', () => {
     expect(tasks.handle).not.toHaveBeenCalled();
   });
 
-  it('reads the task when not given its state', async () => {
-    const { tasks, settlement } = setup();
-    tasks.load.mockResolvedValueOnce(record({ status: 'failed' }));
-    await settlement.settle('task_1');
-    expect(tasks.load).toHaveBeenCalledWith('task_1');
+  it('from the subscription: nothing when an inline run settled the task, the stored task otherwise', async () => {
+    const { wallet, tasks, settlement } = setup();
+    await settlement.settle('task_1', record({ status: 'failed' }));
+    expect(await settlement.processor.resume('task_1')).toBeNull();
+    expect(tasks.load).not.toHaveBeenCalled();
+    tasks.load.mockResolvedValueOnce(record({ task_id: 'task_2', status: 'failed' }));
+    await settlement.processor.resume('task_2');
+    expect(tasks.load).toHaveBeenCalledWith('task_2');
+    expect(wallet.release).toHaveBeenLastCalledWith({ accountId: 'acc_1', reservationId: 'task_2' });
   });
 
   it("the task's state as inputs", () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Command, type Micros } from '@gensvc/kernel';
-import type { QueuedReservation, ReservationResult } from '../../contracts/wallet-commands';
+import type { ReservationResult } from '../../contracts/wallet-commands';
 import { WalletStream } from '../wallet-stream';
 
 /** Moves `amount` from available to reserved under `reservation_id` (the task id). */
@@ -24,20 +24,6 @@ export class ReserveFundsHandler {
     try {
       const { position } = await this.wallets.handle(cmd.data.account_id, { type: 'Reserve', data: cmd.data, metadata: cmd.metadata });
       return { reserved: true, position };
-    } catch (err) {
-      if (err instanceof AppError) return refusal(err);
-      throw err;
-    }
-  }
-
-  /**
-   * The same reservation without waiting for the commit (an event store with pipelined
-   * appends): stored only after the events named by `after`.
-   */
-  async begin(cmd: ReserveFundsCommand, after: readonly string[]): Promise<QueuedReservation> {
-    try {
-      const started = await this.wallets.start(cmd.data.account_id, { type: 'Reserve', data: cmd.data, metadata: cmd.metadata }, after);
-      return { reserved: true, eventId: started.lastEventId, committed: started.committed.then((x) => ({ position: x?.position })) };
     } catch (err) {
       if (err instanceof AppError) return refusal(err);
       throw err;

@@ -32,13 +32,4 @@ describe('ReserveFundsHandler', () => {
     expect(answer).toEqual({ reserved: false, refusal: { code: 'INSUFFICIENT_FUNDS', message: expect.any(String) } });
     expect(await types()).toEqual(['FundsCredited']);
   });
-
-  it('begin queues the reservation after the named events and reports its commit', async () => {
-    const queued = await handler.begin(reserve('task_c', 400_000n), []);
-    if (!queued.reserved) throw new Error(`refused: ${queued.refusal.code}`);
-    expect(queued.eventId).toEqual(expect.any(String));
-    expect(await queued.committed).toEqual({ position: expect.any(BigInt) });
-    expect(await handler.begin(reserve('task_d', 700_000n), [])).toEqual({ reserved: false, refusal: { code: 'INSUFFICIENT_FUNDS', message: expect.any(String) } });
-    expect(await types()).toEqual(['FundsCredited', 'FundsReserved']);
-  });
 });

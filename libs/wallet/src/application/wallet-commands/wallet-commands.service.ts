@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, type Micros } from '@gensvc/kernel';
-import { WalletCommands, type QueuedReservation, type ReservationOutcome, type ReservationResult, type WalletView } from '../../contracts/wallet-commands';
+import { WalletCommands, type ReservationOutcome, type ReservationResult, type WalletView } from '../../contracts/wallet-commands';
 import { CaptureFundsHandler } from '../capture-funds/capture-funds.handler';
 import { CreditFundsHandler } from '../credit-funds/credit-funds.handler';
 import { CurrentWalletHandler } from '../current-wallet/current-wallet.handler';
@@ -31,10 +31,6 @@ export class WalletCommandsService extends WalletCommands {
 
   override reserve(r: { accountId: string; reservationId: string; taskId: string; amount: Micros }): Promise<ReservationResult> {
     return this.reserveFunds.execute(this.reservation(r));
-  }
-
-  override beginReserve({ after, ...r }: { accountId: string; reservationId: string; taskId: string; amount: Micros; after: readonly string[] }): Promise<QueuedReservation> {
-    return this.reserveFunds.begin(this.reservation(r), after);
   }
 
   override capture(r: { accountId: string; reservationId: string; amount: Micros }): Promise<ReservationOutcome> {
