@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { RequestContexts } from './request-context';
@@ -85,7 +85,7 @@ export class SubscriptionEngine implements OnApplicationShutdown {
     private readonly readStore: ReadStore,
     private readonly checkpoints: CheckpointStore,
     private readonly discovery: DiscoveryService,
-    @Optional() @Inject(LeaseStore) private readonly leases?: LeaseStore,
+    private readonly leases: LeaseStore,
   ) {}
 
   /** Discovers the projections and reactors of the composed modules. */

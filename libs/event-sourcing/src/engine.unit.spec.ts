@@ -74,7 +74,7 @@ describe.each([
   let readStore: ReadStore;
   let checkpoints: SqliteCheckpointStore;
   const engines: SubscriptionEngine[] = [];
-  const engine = (projections: Projection[], reactors: Reactor[] = [], leases?: LeaseStore) => {
+  const engine = (projections: Projection[], reactors: Reactor[] = [], leases: LeaseStore = new ReadStoreLeaseStore(readStore)) => {
     const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, reactors), leases);
     engines.push(e);
     return e;
@@ -418,7 +418,7 @@ describe('SubscriptionEngine filling an empty embedded read store', () => {
       },
     });
     for (let i = 0; i < 30; i++) await events.appendToStream(`order-${i % 7}`, [added(`item-${i}`)]);
-    const e = new SubscriptionEngine(events, store, new SqliteCheckpointStore(events.connection), discovery([totals], []));
+    const e = new SubscriptionEngine(events, store, new SqliteCheckpointStore(events.connection), discovery([totals], []), new ReadStoreLeaseStore(store));
     await e.start();
     expect(seen).toHaveLength(30);
     expect(new Set(seen)).toEqual(new Set([0]));
@@ -441,7 +441,7 @@ describe('SubscriptionEngine on the SQLite read store: checkpoints', () => {
   let checkpoints: SqliteCheckpointStore;
   const engines: SubscriptionEngine[] = [];
   const engine = (projections: Projection[]) => {
-    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, []));
+    const e = new SubscriptionEngine(events, readStore, checkpoints, discovery(projections, []), new ReadStoreLeaseStore(readStore));
     engines.push(e);
     return e;
   };

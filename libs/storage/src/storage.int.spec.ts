@@ -70,7 +70,7 @@ describe('createStores', () => {
       try {
         expect(first.readStore).toBeInstanceOf(MongoReadStore);
         await first.events.appendToStream('c-1', [{ type: 'Counted', data: {} }, { type: 'Counted', data: {} }]);
-        const e1 = new SubscriptionEngine(first.events, first.readStore, first.checkpoints, discovery([counter()]));
+        const e1 = new SubscriptionEngine(first.events, first.readStore, first.checkpoints, discovery([counter()]), first.leases);
         await e1.start();
         await e1.stop();
         await first.checkpoints.store('reactor:saga', 1n);
@@ -84,7 +84,7 @@ describe('createStores', () => {
         const p = counter();
         const counting: Projection = { ...p, apply: async (e, t) => (applied++, p.apply(e, t)) };
         await second.events.appendToStream('c-1', [{ type: 'Counted', data: {} }]);
-        const e2 = new SubscriptionEngine(second.events, second.readStore, second.checkpoints, discovery([counting]));
+        const e2 = new SubscriptionEngine(second.events, second.readStore, second.checkpoints, discovery([counting]), second.leases);
         await e2.start();
         await e2.stop();
         expect(applied).toBe(1);

@@ -9,6 +9,7 @@ import type { Projection } from '@gensvc/event-sourcing';
 import { SqliteCheckpointStore, SqliteEventStore } from '../event-store/sqlite-event-store';
 import { crashProjections } from '@gensvc/event-sourcing/testing/crash-projections';
 import { typescriptChildPreamble } from '@gensvc/event-sourcing/testing/typescript-child';
+import { ReadStoreLeaseStore } from '../leases/read-store-lease-store';
 import { SqliteReadStore } from './sqlite-read-store';
 
 const discovery = (projections: Projection[]) =>
@@ -20,7 +21,7 @@ const discovery = (projections: Projection[]) =>
 async function project(dir: string, readFile: string) {
   const events = new SqliteEventStore(join(dir, 'events.db'));
   const read = SqliteReadStore.open(readFile);
-  const engine = new SubscriptionEngine(events, read, new SqliteCheckpointStore(events.connection), discovery(crashProjections()));
+  const engine = new SubscriptionEngine(events, read, new SqliteCheckpointStore(events.connection), discovery(crashProjections()), new ReadStoreLeaseStore(read));
   try {
     await engine.start({ reactors: false });
     await engine.waitFor(await events.headPosition());

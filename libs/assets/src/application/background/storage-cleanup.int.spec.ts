@@ -56,7 +56,7 @@ describe('storage cleanup reactor', () => {
     const discovery = {
       getProviders: ({ metadataKey }: { metadataKey: string }) => (metadataKey === AsReactor.KEY ? [{ instance: reactor }] : []),
     } as unknown as DiscoveryService;
-    const engine = new SubscriptionEngine(events, SqliteReadStore.open(':memory:'), new SqliteCheckpointStore(events.connection), discovery);
+    const engine = new SubscriptionEngine(events, SqliteReadStore.open(':memory:'), new SqliteCheckpointStore(events.connection), discovery, new SqliteLeaseStore(join(dir, 'leases.db')));
     const handled = jest.spyOn(reactor, 'handle');
     try {
       await engine.start();
