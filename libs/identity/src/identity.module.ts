@@ -22,7 +22,10 @@ import { SignInHandler } from './application/sign-in/sign-in.handler';
 import { UploadTokenSigner } from './application/upload-token-signer';
 import { UploadTokensService } from './application/upload-tokens/upload-tokens.service';
 import { VerifyUploadTokenHandler } from './application/verify-upload-token/verify-upload-token.handler';
-import { OAuthController } from './api/oauth.controller';
+import { OAuthAuthorizationController } from './api/oauth-authorization.controller';
+import { OAuthMetadataController } from './api/oauth-metadata.controller';
+import { OAuthRevocationController } from './api/oauth-revocation.controller';
+import { OAuthTokenController } from './api/oauth-token.controller';
 import { ApiKeysController } from './api/api-keys.controller';
 import { AccessGuard } from './api/access.guard';
 import { UploadTokens } from './contracts/upload-tokens';
@@ -39,7 +42,7 @@ export class IdentityModule {
     return {
       module: IdentityModule,
       imports: deps.imports,
-      controllers: [OAuthController, ApiKeysController],
+      controllers: [OAuthMetadataController, OAuthAuthorizationController, OAuthTokenController, OAuthRevocationController, ApiKeysController],
       providers: [
         { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
         // accounts and API keys
