@@ -2,7 +2,6 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@gensvc/config';
 import { ConsumerGroups, LeaseStore } from '@gensvc/event-sourcing';
 import { type ModuleDependencies } from '@gensvc/http';
-import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { SupplierGateway } from './contracts/supplier-gateway';
 import { SupplierCallbacksController } from './api/supplier-callbacks.controller';
 import { CancelJobHandler } from './application/cancel-job/cancel-job.handler';
@@ -21,7 +20,8 @@ import { ProviderChannels } from './application/providers/provider-channels';
 import { RouteProber } from './application/providers/route-prober';
 import { PROVIDER_ADAPTERS } from './infrastructure/providers';
 import { SupplierGatewayService } from './application/supplier-gateway/supplier-gateway.service';
-import { ChannelVoiceRemover } from './application/supplier-voice-remover/supplier-voice-remover.service';
+import { ChannelVoiceRemover } from './application/voice-deletion/channel-voice-remover';
+import { VoiceDeletionReactor } from './application/voice-deletion/voice-deletion.reactor';
 import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
 import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
 import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
@@ -30,8 +30,9 @@ import { loadSupplierSettings, SupplierSettings } from './supplier-settings';
  * Suppliers context: supplier jobs (stream `supplierjob-<task_id>`), the built-in local
  * supplier, external HTTP suppliers with callbacks and polling, provider channels with
  * routes, probes and budgets (`application/providers/`), and the job runner.
- * Imports: the storage module, the catalogue (`Catalogue`), voices (`VoiceRegistry`) and
- * assets (`AssetRegistry`, looked up when a job first needs it).
+ * Imports: the storage module, the catalogue (`Catalogue`), voices (`VoiceRegistry`,
+ * `VoiceDeletions`: the voice deletion reactor removes a voice at its channel and completes
+ * the deletion) and assets (`AssetRegistry`).
  */
 @Module({})
 export class SuppliersModule {
@@ -70,9 +71,10 @@ export class SuppliersModule {
         ReceiveCallbackHandler,
         SupplierGatewayService,
         { provide: SupplierGateway, useExisting: SupplierGatewayService },
-        { provide: SupplierVoiceRemover, useClass: ChannelVoiceRemover },
+        ChannelVoiceRemover,
+        VoiceDeletionReactor,
       ],
-      exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, SupplierVoiceRemover, ChannelStatus],
+      exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, ChannelStatus],
     };
   }
 }

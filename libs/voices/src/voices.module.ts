@@ -1,7 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { ModuleDependencies } from '@gensvc/http';
+import { VoiceDeletions } from './contracts/voice-deletions';
 import { VoiceRegistry } from './contracts/voice-registry';
 import { VoicesController } from './api/voices.controller';
+import { CompleteVoiceDeletionHandler } from './application/complete-voice-deletion/complete-voice-deletion.handler';
 import { CreateVoiceHandler } from './application/create-voice/create-voice.handler';
 import { DeleteVoiceHandler } from './application/delete-voice/delete-voice.handler';
 import { VoiceUsageProjection } from './application/delete-voice/voice-usage.projection';
@@ -9,15 +11,16 @@ import { GetUsableVoiceHandler } from './application/get-usable-voice/get-usable
 import { GetVoiceHandler } from './application/get-voice/get-voice.handler';
 import { ListVoicesHandler } from './application/list-voices/list-voices.handler';
 import { VoicesProjection } from './application/list-voices/voices.projection';
-import { VoiceDeletionReactor } from './application/voice-deletion/voice-deletion.reactor';
+import { VoiceDeletionsService } from './application/voice-deletions/voice-deletions.service';
 import { VoiceRegistryService } from './application/voice-registry/voice-registry.service';
 import { VoiceStore } from './application/voice-store';
 
 /**
  * Voices context: cloned voices, their deletion, and the registry other contexts use.
- * Imports: the storage module and the catalogue (`Catalogue`). The deletion reactor finds the
- * `SupplierVoiceRemover` (declared in voices' contracts, provided by the suppliers context,
- * which imports this module) when it first needs it, so the modules form no cycle.
+ * Imports: the storage module and the catalogue (`Catalogue`). A deletion is queued here
+ * (VoiceDeletionRequested); the context that removes the voice at its supplier channel (the
+ * suppliers context reacts to that event) records it done through `VoiceDeletions`, so this
+ * context knows nothing of suppliers.
  */
 @Module({})
 export class VoicesModule {
@@ -37,9 +40,11 @@ export class VoicesModule {
         { provide: VoiceRegistry, useExisting: VoiceRegistryService },
         VoicesProjection,
         VoiceUsageProjection,
-        VoiceDeletionReactor,
+        CompleteVoiceDeletionHandler,
+        VoiceDeletionsService,
+        { provide: VoiceDeletions, useExisting: VoiceDeletionsService },
       ],
-      exports: [VoiceRegistry, ListVoicesHandler, GetVoiceHandler, DeleteVoiceHandler],
+      exports: [VoiceRegistry, VoiceDeletions, ListVoicesHandler, GetVoiceHandler, DeleteVoiceHandler],
     };
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import type { Readable } from 'node:stream';
 import { AppError, isServiceFault } from '@gensvc/kernel';
 import { AssetRegistry, type UsableAsset } from '@gensvc/assets/contracts';
@@ -17,22 +16,10 @@ export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
  */
 @Injectable()
 export class JobResources {
-  private assetRegistry: AssetRegistry | undefined;
-
   constructor(
-    private readonly moduleRef: ModuleRef,
+    private readonly assets: AssetRegistry,
     private readonly voiceRegistry: VoiceRegistry,
   ) {}
-
-  /** The assets context is resolved on first use, so the suppliers module boots without it. */
-  private get assets(): AssetRegistry {
-    if (!this.assetRegistry) {
-      const found = this.moduleRef.get(AssetRegistry, { strict: false });
-      if (!found) throw new Error('the assets context (AssetRegistry) is not part of this application');
-      this.assetRegistry = found;
-    }
-    return this.assetRegistry;
-  }
 
   async inputAssets(job: JobInfo, ids: readonly string[]): Promise<{ asset: UsableAsset; body: Buffer }[]> {
     let assets: UsableAsset[];

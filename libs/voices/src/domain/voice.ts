@@ -5,8 +5,9 @@ export const VOICE_STREAM = 'voice';
 
 /**
  * A voice: made by a voice-cloning task, owned by its account, bound to the supplier
- * channel that made it. Deletion: active → deleting (queued, 202) → deleted (carried out
- * by the deletion reactor). A voice in use by an unfinished task cannot start deleting.
+ * channel that made it. Deletion: active → deleting (queued, 202) → deleted (once the voice
+ * is removed at its supplier channel: the suppliers context reacts to VoiceDeletionRequested
+ * and completes it). A voice in use by an unfinished task cannot start deleting.
  */
 export type VoiceEvent =
   | {

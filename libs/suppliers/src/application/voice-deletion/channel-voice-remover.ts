@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { SupplierVoiceRemover } from '@gensvc/voices/contracts';
 import { ProviderChannels } from '../providers/provider-channels';
 import { SupplierChannels } from '../supplier-channel';
 
-/** The `SupplierVoiceRemover` port the voices context declares: voice deletion at the channel that made the voice. */
+/**
+ * Deletes a voice at the supplier channel that made it: a provider channel where its adapter
+ * has a way to, an HTTP supplier by `DELETE /voices/{id}`, the built-in supplier has nothing
+ * to delete. Idempotent: a voice already gone there counts as deleted. A throw means "try
+ * again later".
+ */
 @Injectable()
-export class ChannelVoiceRemover extends SupplierVoiceRemover {
+export class ChannelVoiceRemover {
   constructor(
     private readonly channels: SupplierChannels,
     private readonly providers: ProviderChannels,
-  ) {
-    super();
-  }
+  ) {}
 
   async remove(supplier: string, supplierVoiceId: string): Promise<void> {
     const provider = this.providers.get(supplier);
