@@ -46,6 +46,9 @@ class TryLater extends Error {
 }
 
 type Dispatched = Extract<ActiveJob, { status: 'dispatched' }>;
+
+/** When a cancellation is to be asked of the provider again (Infinity: asked, or not due). */
+const pendingCancelAt = (rt: JobContext['runtime']): number => (typeof rt.cancelAt === 'number' && Number.isFinite(rt.cancelAt) ? rt.cancelAt : Infinity);
 type Queued = Extract<ActiveJob, { status: 'queued' }>;
 
 /**
@@ -319,8 +322,7 @@ export class RoutedChannel extends SupplierChannel {
           rt.pollAt = Math.min(rt.pollAt as number, now + Math.min(channel.config.pollIntervalMs, 1_000));
         }
       }
-      const cancelAt = typeof rt.cancelAt === 'number' && Number.isFinite(rt.cancelAt) ? rt.cancelAt : Infinity;
-      next = Math.min(rt.pollAt as number, cancelAt, checking + channel.config.cancelTimeoutMs);
+      next = Math.min(rt.pollAt as number, pendingCancelAt(rt), checking + channel.config.cancelTimeoutMs);
     }
 
     if (Date.now() >= (rt.pollAt as number)) {
@@ -345,8 +347,7 @@ export class RoutedChannel extends SupplierChannel {
         rt.pollAt = Date.now() + ((err instanceof TryLater ? err.retryAfterMs : undefined) ?? backoff);
         this.logger.warn({ taskId: state.job.taskId, channel: channel.name, attempt, reason: err instanceof ProviderProtocolError ? 'unreadable_status' : (err as TryLater).code }, 'following a provider job failed; retrying');
       }
-      const cancelAt = state.cancel === 'checking' && typeof rt.cancelAt === 'number' && Number.isFinite(rt.cancelAt) ? rt.cancelAt : Infinity;
-      next = Math.min(rt.pollAt as number, cancelAt);
+      next = Math.min(rt.pollAt as number, state.cancel === 'checking' ? pendingCancelAt(rt) : Infinity);
     }
     return { inMs: Math.max(0, next - Date.now()) };
   }
