@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type DynamicModule } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { SharedCounters } from '@gensvc/http';
 import { loadConfig } from '@gensvc/config';
 import { AdminModule } from '../../admin/src/admin.module';
 import { AppModule } from './app.module';
+import { composeContexts } from './compose-contexts';
 
 /**
  * The composition roots wire the modules without a global one: every context module imports
@@ -70,11 +71,51 @@ describe.each([
   });
 });
 
-describe('the api composition, counters', () => {
+/** Every context module with the modules it imports (global ones left out), by name. */
+type NestModule = ModulesContainer extends Map<string, infer M> ? M : never;
+
+async function contextGraph(root: DynamicModule): Promise<{ graph: Record<string, string[]>; rootImports: string[] }> {
+  const moduleRef = await Test.createTestingModule({ imports: [root] }).compile();
+  try {
+    const all = [...moduleRef.get(ModulesContainer).values()];
+    const names = (m: NestModule) => [...m.imports].filter((i) => !i.isGlobal).map((i) => i.name).sort();
+    const graph: Record<string, string[]> = {};
+    for (const m of all) if (CONTEXT_MODULES.test(m.name)) graph[m.name] = names(m);
+    return { graph, rootImports: names(all.find((m) => m.name === (root.module as { name: string }).name)!) };
+  } finally {
+    await moduleRef.close();
+  }
+}
+
+const CONTEXT_MODULES = /^(Storage|SharedCounters|Catalogue|Identity|Wallet|Voices|Assets|Quoting|Suppliers|Tasks|Operations|Notifications)Module$/;
+
+describe('one composition for both apps (composeContexts)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  it('the admin app composes the same context modules with the same imports as the API, and adds nothing of its own', async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'gensvc-compose-')), mkdtempSync(join(tmpdir(), 'gensvc-compose-'))];
+    try {
+      const api = await contextGraph(AppModule.forRoot(loadConfig({ DATA_DIR: dirs[0], LOG_LEVEL: 'silent' })));
+      const admin = await contextGraph(AdminModule.forRoot(loadConfig({ DATA_DIR: dirs[1], LOG_LEVEL: 'silent' })));
+      expect(Object.keys(api.graph).sort()).toHaveLength(12);
+      expect(admin.graph).toEqual(api.graph);
+      const composed = composeContexts(loadConfig({ DATA_DIR: dirs[1], LOG_LEVEL: 'silent' })).modules.map((m) => m.module.name).sort();
+      expect(admin.rootImports).toEqual(composed);
+      expect(api.rootImports).toEqual(expect.arrayContaining(composed));
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each([
+  ['api', (dir: string) => AppModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))],
+  ['admin', (dir: string) => AdminModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))],
+] as const)('the %s composition, counters', (_name, compose) => {
   it('passes the shared counters to the identity context (failed sign-ins)', async () => {
     Logger.overrideLogger(false);
     const dir = mkdtempSync(join(tmpdir(), 'gensvc-compose-'));
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }))] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [compose(dir)] }).compile();
     try {
       const all = [...moduleRef.get(ModulesContainer).values()];
       const identity = all.find((m) => m.name === 'IdentityModule')!;
