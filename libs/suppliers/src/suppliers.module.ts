@@ -21,6 +21,7 @@ import { RouteProber } from './application/providers/route-prober';
 import { PROVIDER_ADAPTERS } from './infrastructure/providers';
 import { SupplierGatewayService } from './application/supplier-gateway/supplier-gateway.service';
 import { ChannelVoiceRemover } from './application/voice-deletion/channel-voice-remover';
+import { VoiceDeletion } from './application/voice-deletion/voice-deletion';
 import { VoiceDeletionReactor } from './application/voice-deletion/voice-deletion.reactor';
 import { LocalSupplierChannel } from './infrastructure/local/local-supplier.channel';
 import { LocalSupplierControls } from './infrastructure/local/local-supplier.controls';
@@ -72,6 +73,7 @@ export class SuppliersModule {
         SupplierGatewayService,
         { provide: SupplierGateway, useExisting: SupplierGatewayService },
         ChannelVoiceRemover,
+        VoiceDeletion,
         VoiceDeletionReactor,
       ],
       exports: [SupplierGateway, LocalSupplierControls, SupplierSettings, ChannelStatus],

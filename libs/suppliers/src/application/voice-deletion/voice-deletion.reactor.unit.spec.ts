@@ -2,6 +2,7 @@ import { FixedClock, streamName, type RecordedEvent } from '@gensvc/kernel';
 import { SqliteEventStore } from '@gensvc/storage';
 import { VOICE_STREAM, VoiceDeletions } from '@gensvc/voices/contracts';
 import type { ChannelVoiceRemover } from './channel-voice-remover';
+import { VoiceDeletion } from './voice-deletion';
 import { VoiceDeletionReactor } from './voice-deletion.reactor';
 
 /** The voices context's side of the port, as its streams hold it (the voice stream, folded by hand here). */
@@ -44,7 +45,7 @@ describe('VoiceDeletionReactor (suppliers)', () => {
   beforeEach(() => {
     events = new SqliteEventStore(':memory:');
     remove = jest.fn(async (_supplier: string, _supplierVoiceId: string): Promise<void> => undefined);
-    reactor = new VoiceDeletionReactor(new StreamVoiceDeletions(events), { remove } as unknown as ChannelVoiceRemover);
+    reactor = new VoiceDeletionReactor(new VoiceDeletion(new StreamVoiceDeletions(events), { remove } as unknown as ChannelVoiceRemover, events));
   });
   afterEach(() => events.close());
 

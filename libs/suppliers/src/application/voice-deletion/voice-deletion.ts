@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EventStore, WorkflowProcessor, type WorkflowOutcome } from '@gensvc/event-sourcing';
+import { VoiceDeletions } from '@gensvc/voices/contracts';
+import { voiceDeletionWorkflow, type VoiceDeletionCommand, type VoiceDeletionInput, type VoiceDeletionState } from '../../domain/voice-deletion-workflow';
+import { ChannelVoiceRemover } from './channel-voice-remover';
+
+/**
+ * The voice deletion workflow (`domain/voice-deletion-workflow.ts`) under the workflow
+ * processor: its history is the voice's queued deletion as the voices context tells it
+ * (`VoiceDeletions.queued`: nothing once deleted), its commands the channel's removal and the
+ * voices context's completion. Only resumed, from `VoiceDeletionReactor`: the API answers a
+ * deletion 202 without waiting for it.
+ */
+@Injectable()
+export class VoiceDeletion {
+  readonly processor: WorkflowProcessor<string, VoiceDeletionInput, VoiceDeletionState, VoiceDeletionCommand>;
+
+  constructor(
+    private readonly deletions: VoiceDeletions,
+    private readonly remover: ChannelVoiceRemover,
+    @Inject(EventStore) events: EventStore,
+  ) {
+    this.processor = new WorkflowProcessor(
+      {
+        name: 'suppliers.voice-deletion',
+        workflow: voiceDeletionWorkflow,
+        idOf: (voiceId) => voiceId,
+        history: async (voiceId) => {
+          const queued = await this.deletions.queued(voiceId);
+          return queued ? [{ type: 'VoiceDeletionQueued', data: { voice_id: voiceId, supplier: queued.supplier, supplier_voice_id: queued.supplierVoiceId } }] : [];
+        },
+        execute: (command) => this.execute(command),
+        finished: (state) => state.status === 'deleted',
+      },
+      events,
+    );
+  }
+
+  private async execute(c: VoiceDeletionCommand): Promise<WorkflowOutcome<VoiceDeletionInput>> {
+    switch (c.type) {
+      case 'RemoveAtSupplier':
+        await this.remover.remove(c.data.supplier, c.data.supplier_voice_id);
+        return { inputs: [{ type: 'VoiceRemovedAtSupplier', data: { voice_id: c.data.voice_id } }] };
+      case 'CompleteDeletion':
+        await this.deletions.complete(c.data.voice_id);
+        return { inputs: [{ type: 'VoiceDeleted', data: { voice_id: c.data.voice_id } }] };
+    }
+  }
+}
