@@ -1,11 +1,11 @@
-import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStore, RequestContexts } from '@gensvc/event-sourcing';
 import { loadConfig } from '@gensvc/config';
-import { AdminModule } from '../apps/admin/src/admin.module';
+import { createAdminApp } from '../apps/admin/src/admin.module';
+import type { AdminUseCases } from '../apps/admin/src/admin-use-cases';
 import { COMMANDS } from '../apps/admin/src/commands';
 import { startTestApp, expectError, type TestApp } from './support/test-app';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
@@ -33,17 +33,17 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<void> 
 }
 
 /** Runs an admin command as the CLI's main does (its words, arguments and `--flag value`s, actor `admin`), in this process. */
-async function adminCommand(admin: INestApplicationContext, ...argv: string[]): Promise<unknown> {
+async function adminCommand(admin: { use: AdminUseCases }, ...argv: string[]): Promise<unknown> {
   const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort((a, b) => b.words.length - a.words.length)[0]!;
   const rest = argv.slice(command.words.length);
   const flags = Object.fromEntries(rest.flatMap((a, i) => (a.startsWith('--') ? [[a.slice(2), rest[i + 1]!]] : [])));
   const args = rest.filter((a, i) => !a.startsWith('--') && !rest[i - 1]?.startsWith('--'));
-  return RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => command.run(admin, flags, args));
+  return RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => command.run(admin.use, flags, args));
 }
 
 describe('a catalogue published while the server serves', () => {
   let t: TestApp;
-  let admin: INestApplicationContext;
+  let admin: { app: INestApplicationContext; use: AdminUseCases };
   let acc: TestAccount;
   const write = (content: unknown) => {
     const path = join(t.dataDir, `catalogue-${randomUUID()}.json`);
@@ -58,11 +58,11 @@ describe('a catalogue published while the server serves', () => {
   beforeAll(async () => {
     t = await startTestApp();
     // The admin CLI's application on the same data directory, beside the running server.
-    admin = await NestFactory.createApplicationContext(AdminModule.forRoot(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' })), { logger: false });
+    admin = await createAdminApp(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }), { logger: false });
     acc = await createAccount(t, { credit: '10.00' });
   }, 60_000);
   afterAll(async () => {
-    await admin?.close();
+    await admin?.app.close();
     await t?.close();
   });
 
@@ -107,7 +107,7 @@ describe('a catalogue published while the server serves', () => {
 
 describe('a publish that adds a route', () => {
   let t: TestApp;
-  let admin: INestApplicationContext;
+  let admin: { app: INestApplicationContext; use: AdminUseCases };
   let provider: OpenAiStandIn;
   const saved = process.env.SUPPLIER_CHANNELS;
 
@@ -116,10 +116,10 @@ describe('a publish that adds a route', () => {
     // A probe interval far beyond the test: only a probe the publish starts can make the model available.
     process.env.SUPPLIER_CHANNELS = JSON.stringify({ oai: { type: 'openai', base_url: provider.url, api_key: provider.key, probe_interval_s: 3600 } });
     t = await startTestApp();
-    admin = await NestFactory.createApplicationContext(AdminModule.forRoot(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' })), { logger: false });
+    admin = await createAdminApp(loadConfig({ DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }), { logger: false });
   }, 60_000);
   afterAll(async () => {
-    await admin?.close();
+    await admin?.app.close();
     await t?.close();
     await provider?.stop();
     if (saved === undefined) delete process.env.SUPPLIER_CHANNELS;

@@ -1,11 +1,12 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { AdminUseCases } from './admin-use-cases';
 
 /** Parsed `--flag value` options of one admin command (`--flag` alone is `true`). */
 export type Flags = Record<string, string | boolean | undefined>;
 
 /**
- * One admin command: `npm run --silent admin -- <words...> [ARGS...] [--flags]`. `run` returns
- * the one JSON object printed on stdout; it throws an AppError (or any error) to fail.
+ * One admin command: `npm run --silent admin -- <words...> [ARGS...] [--flags]`. `run` gets
+ * the use cases the admin app injected (`AdminUseCases`) and returns the one JSON object
+ * printed on stdout; it throws an AppError (or any error) to fail.
  */
 export interface AdminCommand {
   /** The command words, e.g. ['account', 'create']. */
@@ -13,7 +14,7 @@ export interface AdminCommand {
   readonly usage: string;
   /** Names of the positional arguments it takes after its words (e.g. ['FILE']); none when absent. */
   readonly args?: readonly string[];
-  run(app: INestApplicationContext, flags: Flags, args: readonly string[]): Promise<unknown>;
+  run(use: AdminUseCases, flags: Flags, args: readonly string[]): Promise<unknown>;
 }
 
 export function requireFlag(flags: Flags, name: string): string {

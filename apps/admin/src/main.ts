@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { AppError } from '@gensvc/kernel';
 import { RequestContexts } from '@gensvc/event-sourcing';
 import { createLogger } from '@gensvc/logging';
 import { loadConfig } from '@gensvc/config';
 import { PinoNestLogger } from '../../api/src/http/pino-nest-logger';
-import { AdminModule } from './admin.module';
+import { createAdminApp } from './admin.module';
 import { UsageError, type AdminCommand, type Flags } from './command';
 import { COMMANDS } from './commands';
 
@@ -61,9 +60,9 @@ async function main(): Promise<void> {
   if (args.length > takes.length) fail('USAGE', `unexpected argument ${JSON.stringify(args[takes.length])}; usage: ${found.command.usage}`);
   const config = loadConfig();
   const logger = createLogger(process.env.LOG_LEVEL || 'warn', 'gensvc-admin');
-  const app = await NestFactory.createApplicationContext(AdminModule.forRoot(config), { logger: new PinoNestLogger(logger), abortOnError: false });
+  const { app, use } = await createAdminApp(config, { logger: new PinoNestLogger(logger), abortOnError: false });
   try {
-    const result = await RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => found.command.run(app, flags, args));
+    const result = await RequestContexts.run({ requestId: `admin_${Date.now()}`, actor: 'admin' }, () => found.command.run(use, flags, args));
     print(result);
   } catch (err) {
     if (err instanceof UsageError) fail('USAGE', `${err.message}; usage: ${found.command.usage}`);

@@ -8,7 +8,8 @@ import { BlobStore } from '@gensvc/blob-store';
 import { EventStore, LeaseStore, ReadStore, SubscriptionEngine } from '@gensvc/event-sourcing';
 import { SharedCounters } from '@gensvc/http';
 import { loadConfig } from '@gensvc/config';
-import { AdminModule } from '../../admin/src/admin.module';
+import { AdminModule, createAdminApp } from '../../admin/src/admin.module';
+import { AdminUseCases } from '../../admin/src/admin-use-cases';
 import { AppModule } from './app.module';
 import { composeContexts } from './compose-contexts';
 
@@ -60,7 +61,7 @@ describe.each([
   it('gives every context module exactly the modules it imports', () => {
     const importsOf = (name: string) => {
       const m = ours().find((x) => x.name === name)!;
-      // Global modules (Nest's core, CQRS, the throttler: none of ours) are linked to every module.
+      // Global modules (Nest's core, the throttler: none of ours) are linked to every module.
       return [...m.imports].filter((i) => !i.isGlobal).map((i) => i.name).sort();
     };
     expect(importsOf('TasksModule')).toEqual(['AssetsModule', 'QuotingModule', 'StorageModule', 'SuppliersModule', 'VoicesModule', 'WalletModule']);
@@ -104,6 +105,22 @@ describe('one composition for both apps (composeContexts)', () => {
       expect(api.rootImports).toEqual(expect.arrayContaining(composed));
     } finally {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the admin app', () => {
+  it('hands its commands every use case by injection (AdminUseCases, a provider of its root module)', async () => {
+    Logger.overrideLogger(false);
+    const dir = mkdtempSync(join(tmpdir(), 'gensvc-compose-'));
+    const { app, use } = await createAdminApp(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: false });
+    try {
+      expect(use).toBeInstanceOf(AdminUseCases);
+      expect(Object.entries(use).filter(([, v]) => v === undefined || v === null)).toEqual([]);
+      expect(use.engine).toBe(app.get(SubscriptionEngine));
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

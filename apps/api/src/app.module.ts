@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '@gensvc/config';
 import { SharedCounters } from '@gensvc/http';
@@ -36,7 +35,6 @@ export class AppModule {
           inject: [AppConfig, SharedCounters],
           useFactory: (c: AppConfig, shared: SharedCounters) => throttlerOptions(c, new SharedCountersThrottlerStorage(shared)),
         }),
-        CqrsModule.forRoot(),
         OpenApiModule.register({ imports: [storage] }),
         McpModule.register({ imports: [storage, identity] }),
       ],

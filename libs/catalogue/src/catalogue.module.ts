@@ -38,7 +38,8 @@ export class CatalogueModule {
         ListCapabilitiesHandler,
         ListPricesHandler,
       ],
-      exports: [Catalogue],
+      // The operator's use cases, for the admin CLI.
+      exports: [Catalogue, PublishCatalogueHandler, ShowCatalogueHandler, DiffCatalogueHandler],
     };
   }
 }

@@ -1,9 +1,8 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppError, Clock } from '@gensvc/kernel';
-import { CatalogueFileError, DiffCatalogueHandler, PublishCatalogueHandler, ROUTED, ShowCatalogueHandler, type CatalogueFile } from '@gensvc/catalogue';
-import { SupplierSettings } from '@gensvc/suppliers';
+import { AppError } from '@gensvc/kernel';
+import { CatalogueFileError, ROUTED, type CatalogueFile } from '@gensvc/catalogue';
+import type { SupplierSettings } from '@gensvc/suppliers';
 import { UsageError, requireArg, type AdminCommand } from '../command';
 
 /** The text of the file named on the command line (relative to the working directory). */
@@ -20,8 +19,7 @@ function readCatalogueFile(path: string): string {
  * channels this configuration has (`local`, a gensvc-protocol channel of SUPPLIER_CHANNELS,
  * or for routes a provider channel). A model that is not on sale may name others.
  */
-export function channelCheck(app: INestApplicationContext): (file: CatalogueFile) => void {
-  const settings = app.get(SupplierSettings, { strict: false });
+export function channelCheck(settings: SupplierSettings): (file: CatalogueFile) => void {
   return (file) => {
     for (const m of file.models) {
       if (!m.available) continue;
@@ -47,20 +45,21 @@ const publish: AdminCommand = {
   words: ['catalogue', 'publish'],
   usage: 'catalogue publish FILE',
   args: ['FILE'],
-  run: (app, _flags, args) =>
-    app
-      .get(PublishCatalogueHandler, { strict: false })
-      .execute({ type: 'PublishCatalogue', data: { file: readCatalogueFile(requireArg(args, 0, 'FILE')) }, metadata: { now: app.get(Clock, { strict: false }).now() } }, { check: channelCheck(app) }),
+  run: (use, _flags, args) =>
+    use.publishCatalogue.execute(
+      { type: 'PublishCatalogue', data: { file: readCatalogueFile(requireArg(args, 0, 'FILE')) }, metadata: { now: use.clock.now() } },
+      { check: channelCheck(use.supplierSettings) },
+    ),
 };
 
 /** `catalogue show [--version N]`: `{"version", "published_at", "catalogue"}`, the file as published. */
 const show: AdminCommand = {
   words: ['catalogue', 'show'],
   usage: 'catalogue show [--version N]',
-  run(app, flags) {
+  run(use, flags) {
     const v = flags.version;
     if (v !== undefined && (typeof v !== 'string' || !/^[1-9]\d{0,8}$/.test(v))) throw new UsageError('--version needs a version number');
-    return app.get(ShowCatalogueHandler, { strict: false }).execute(v === undefined ? {} : { version: Number(v) });
+    return use.showCatalogue.execute(v === undefined ? {} : { version: Number(v) });
   },
 };
 
@@ -69,7 +68,7 @@ const diff: AdminCommand = {
   words: ['catalogue', 'diff'],
   usage: 'catalogue diff FILE',
   args: ['FILE'],
-  run: (app, _flags, args) => app.get(DiffCatalogueHandler, { strict: false }).execute({ file: readCatalogueFile(requireArg(args, 0, 'FILE')) }),
+  run: (use, _flags, args) => use.diffCatalogue.execute({ file: readCatalogueFile(requireArg(args, 0, 'FILE')) }),
 };
 
 export const CATALOGUE_COMMANDS: AdminCommand[] = [publish, show, diff];

@@ -1,4 +1,3 @@
-import { ChannelStatus } from '@gensvc/suppliers';
 import type { AdminCommand } from '../command';
 
 /**
@@ -10,5 +9,5 @@ import type { AdminCommand } from '../command';
 export const channelsCommand: AdminCommand = {
   words: ['channels'],
   usage: 'channels',
-  run: (app) => app.get(ChannelStatus, { strict: false }).report(),
+  run: (use) => use.channels.report(),
 };

@@ -1,7 +1,5 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { AppError, Clock } from '@gensvc/kernel';
-import { CreateAccountHandler, CreateApiKeyHandler, RegisterOAuthClientHandler, RevokeApiKeyHandler } from '@gensvc/identity';
-import { WalletCommands } from '@gensvc/wallet';
+import { AppError } from '@gensvc/kernel';
+import type { AdminUseCases } from '../admin-use-cases';
 import { UsageError, requireFlag, type AdminCommand, type Flags } from '../command';
 
 const optional = (flags: Flags, name: string): string | undefined => {
@@ -11,28 +9,20 @@ const optional = (flags: Flags, name: string): string | undefined => {
   return v;
 };
 
-const now = (app: INestApplicationContext): { now: Date } => ({ now: app.get(Clock).now() });
+const now = (use: AdminUseCases): { now: Date } => ({ now: use.clock.now() });
 
 const accountCreate: AdminCommand = {
   words: ['account', 'create'],
   usage: 'account create --name NAME [--credit AMOUNT] [--email EMAIL --password PASSWORD]',
-  async run(app: INestApplicationContext, flags: Flags) {
+  async run(use: AdminUseCases, flags: Flags) {
     const name = requireFlag(flags, 'name');
     const credit = optional(flags, 'credit');
     const email = optional(flags, 'email');
     const password = optional(flags, 'password');
     if ((email === undefined) !== (password === undefined)) throw new UsageError('--email and --password go together');
     if (credit !== undefined && !/^\d{1,12}(\.\d{1,6})?$/.test(credit)) throw new AppError('VALIDATION_ERROR', '--credit must be a positive CNY amount like 100.00');
-    let wallet: WalletCommands | undefined;
-    if (credit !== undefined) {
-      try {
-        wallet = app.get(WalletCommands, { strict: false });
-      } catch {
-        throw new AppError('INTERNAL', 'the wallet is not available in this build');
-      }
-    }
-    const created = await app.get(CreateAccountHandler).execute({ type: 'CreateAccount', data: { name, email, password }, metadata: now(app) });
-    if (wallet && credit !== undefined) await wallet.credit(created.accountId, credit, 'initial credit');
+    const created = await use.createAccount.execute({ type: 'CreateAccount', data: { name, email, password }, metadata: now(use) });
+    if (credit !== undefined) await use.wallet.credit(created.accountId, credit, 'initial credit');
     return { account_id: created.accountId, api_key: created.apiKey };
   },
 };
@@ -40,8 +30,8 @@ const accountCreate: AdminCommand = {
 const apiKeyCreate: AdminCommand = {
   words: ['api-key', 'create'],
   usage: 'api-key create --account ID',
-  async run(app, flags) {
-    const issued = await app.get(CreateApiKeyHandler).execute({ type: 'CreateApiKey', data: { account_id: requireFlag(flags, 'account') }, metadata: now(app) });
+  async run(use, flags) {
+    const issued = await use.createApiKey.execute({ type: 'CreateApiKey', data: { account_id: requireFlag(flags, 'account') }, metadata: now(use) });
     return { key_id: issued.keyId, api_key: issued.apiKey };
   },
 };
@@ -49,8 +39,8 @@ const apiKeyCreate: AdminCommand = {
 const apiKeyRevoke: AdminCommand = {
   words: ['api-key', 'revoke'],
   usage: 'api-key revoke --key-id ID',
-  async run(app, flags) {
-    const revoked = await app.get(RevokeApiKeyHandler).execute({ type: 'RevokeApiKey', data: { key_id: requireFlag(flags, 'key-id') }, metadata: now(app) });
+  async run(use, flags) {
+    const revoked = await use.revokeApiKey.execute({ type: 'RevokeApiKey', data: { key_id: requireFlag(flags, 'key-id') }, metadata: now(use) });
     return { key_id: revoked.keyId, revoked: true };
   },
 };
@@ -58,13 +48,13 @@ const apiKeyRevoke: AdminCommand = {
 const oauthClientCreate: AdminCommand = {
   words: ['oauth-client', 'create'],
   usage: 'oauth-client create --name NAME --redirect-uri URI [--public]',
-  async run(app, flags) {
+  async run(use, flags) {
     const isPublic = flags.public === true || flags.public === 'true';
     if (flags.public !== undefined && typeof flags.public !== 'boolean' && flags.public !== 'true') throw new UsageError('--public takes no value');
-    const created = await app.get(RegisterOAuthClientHandler).execute({
+    const created = await use.registerOAuthClient.execute({
       type: 'RegisterOAuthClient',
       data: { name: requireFlag(flags, 'name'), redirect_uri: requireFlag(flags, 'redirect-uri'), public: isPublic },
-      metadata: now(app),
+      metadata: now(use),
     });
     return { client_id: created.clientId, client_secret: created.clientSecret };
   },

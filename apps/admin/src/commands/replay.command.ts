@@ -1,8 +1,7 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { SingleBar } from 'cli-progress';
-import { AppConfig } from '@gensvc/config';
 import { AppError, type ErrorCode } from '@gensvc/kernel';
-import { AdminClient, AdminUnreachableError, ReplayService, adminBaseUrl, type ReplayResult, type ReplayState } from '@gensvc/operations';
+import { AdminClient, AdminUnreachableError, adminBaseUrl, type ReplayResult, type ReplayState } from '@gensvc/operations';
+import type { AdminUseCases } from '../admin-use-cases';
 import { UsageError, type AdminCommand, type Flags } from '../command';
 
 const POLL_MS = 200;
@@ -75,9 +74,9 @@ async function replayInServer(client: AdminClient, projections: string[] | undef
 export const replayCommand: AdminCommand = {
   words: ['replay'],
   usage: 'replay [--projection NAME[,NAME...]]',
-  async run(app: INestApplicationContext, flags: Flags): Promise<ReplayResult> {
+  async run(use: AdminUseCases, flags: Flags): Promise<ReplayResult> {
     const projections = projectionsFlag(flags);
-    const config = app.get(AppConfig);
+    const config = use.config;
     const bar = progressBar();
     try {
       if (config.adminToken) {
@@ -89,7 +88,7 @@ export const replayCommand: AdminCommand = {
           process.stderr.write(`${err.message}; replaying in this process instead\n`);
         }
       }
-      return await app.get(ReplayService).run({ projections }, (s) => bar.update(s));
+      return await use.replay.run({ projections }, (s) => bar.update(s));
     } finally {
       bar.stop();
     }

@@ -1,5 +1,4 @@
-import { SubscriptionEngine } from '@gensvc/event-sourcing';
-import { MarginReportHandler, type MarginReportQuery } from '@gensvc/operations';
+import type { MarginReportQuery } from '@gensvc/operations';
 import { UsageError, type AdminCommand, type Flags } from '../command';
 
 function optional(flags: Flags, name: string): string | undefined {
@@ -18,10 +17,10 @@ function optional(flags: Flags, name: string): string | undefined {
 const margin: AdminCommand = {
   words: ['report', 'margin'],
   usage: 'report margin [--from T] [--to T] [--by model|channel]',
-  async run(app, flags) {
+  async run(use, flags) {
     const query: MarginReportQuery = { from: optional(flags, 'from'), to: optional(flags, 'to'), by: optional(flags, 'by') as MarginReportQuery['by'] };
-    await app.get(SubscriptionEngine, { strict: false }).start({ reactors: false });
-    return app.get(MarginReportHandler, { strict: false }).execute(query);
+    await use.engine.start({ reactors: false });
+    return use.marginReport.execute(query);
   },
 };
 

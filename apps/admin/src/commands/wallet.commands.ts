@@ -1,13 +1,11 @@
 import { AppError } from '@gensvc/kernel';
-import { GetAccountHandler } from '@gensvc/identity';
-import { WalletCommands } from '@gensvc/wallet';
 import { UsageError, requireFlag, type AdminCommand } from '../command';
 
 /** `wallet credit --account ID --amount AMOUNT [--reason TEXT]`: the only way money enters a wallet. */
 const walletCredit: AdminCommand = {
   words: ['wallet', 'credit'],
   usage: 'wallet credit --account ID --amount AMOUNT [--reason TEXT]',
-  async run(app, flags) {
+  async run(use, flags) {
     const accountId = requireFlag(flags, 'account');
     const amount = requireFlag(flags, 'amount');
     const reason = flags.reason;
@@ -17,8 +15,8 @@ const walletCredit: AdminCommand = {
     if (!/^\d{1,12}(\.\d{1,6})?$/.test(amount) || /^0+(\.0+)?$/.test(amount)) {
       throw new AppError('VALIDATION_ERROR', '--amount must be a positive CNY amount with at most 6 decimals, like 100.00');
     }
-    if (!(await app.get(GetAccountHandler).execute({ account_id: accountId }))) throw new AppError('NOT_FOUND', `account ${accountId} not found`);
-    return app.get(WalletCommands, { strict: false }).credit(accountId, amount, reason);
+    if (!(await use.getAccount.execute({ account_id: accountId }))) throw new AppError('NOT_FOUND', `account ${accountId} not found`);
+    return use.wallet.credit(accountId, amount, reason);
   },
 };
 

@@ -14,8 +14,7 @@ export interface RouteEntry {
 
 /** Every HTTP route of the composed app's controllers with its declared access rule. */
 export function routeTable(app: INestApplicationContext): RouteEntry[] {
-  const scanner = app.get(MetadataScanner, { strict: false }) ?? new MetadataScanner();
-  return discoverRoutes(app.get(DiscoveryService), app.get(Reflector), scanner)
+  return discoverRoutes(app.get(DiscoveryService), app.get(Reflector), new MetadataScanner())
     .map((r) => ({ method: r.method, path: r.path, controller: r.controller.name, handler: r.handler, rule: r.rule }))
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }
