@@ -33,8 +33,8 @@ import { PasswordHasher, ScryptPasswordHasher } from './infrastructure/password-
 
 /**
  * Identity and access: accounts, API keys, OAuth 2.0 authorization server, upload tokens,
- * and the app-wide guard that enforces every route's access rule. Imports: the storage module;
- * in the API also the shared counters (`SharedCounters`, failed sign-ins), optional elsewhere.
+ * and the app-wide guard that enforces every route's access rule. Imports: the storage module
+ * and the shared counters (`SharedCounters`, failed sign-ins).
  */
 @Module({})
 export class IdentityModule {

@@ -85,7 +85,7 @@ export const UPLOADS_OPENAPI: ControllerOpenApi<UploadsController> = {
       },
     },
     responses: { 200: json('the upload with its instructions', ref('Upload')) },
-    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'IDEMPOTENCY_CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UPLOAD_LIMIT_REACHED', 'INTERNAL'],
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'IDEMPOTENCY_CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UPLOAD_LIMIT_REACHED', 'UPLOAD_BUSY', 'INTERNAL'],
   },
   /** GET /v1/uploads/:id */
   get: {

@@ -31,6 +31,6 @@ export const API_KEYS_OPENAPI: ControllerOpenApi<ApiKeysController> = {
     tag: 'API keys',
     description: 'Repeating it is harmless. A key of another account is 404.',
     responses: { 200: json('the revoked key', ref('ApiKey')) },
-    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL'],
+    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INTERNAL', 'SERVICE_UNAVAILABLE'],
   },
 };

@@ -1,4 +1,4 @@
-import { Controller, Get, Logger, Optional, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import oauth2orize from 'oauth2orize';
 import { AppConfig } from '@gensvc/config';
@@ -43,7 +43,7 @@ export class OAuthAuthorizationController {
     private readonly issueCode: IssueAuthorizationCodeHandler,
     readStore: ReadStore,
     private readonly clock: Clock,
-    @Optional() counters?: SharedCounters,
+    counters: SharedCounters,
   ) {
     this.issuer = config.publicBaseUrl;
     this.sessions = authorizationSessions(config, readStore, clock);

@@ -17,6 +17,7 @@ export const OAUTH_REVOCATION_OPENAPI: ControllerOpenApi<OAuthRevocationControll
       400: json('invalid_request', ref('OAuthError')),
       401: json('invalid_client', ref('OAuthError')),
       500: json('server_error', ref('OAuthError')),
+      503: json('temporarily_unavailable: the revocation is stored but not in effect yet; retry after Retry-After (RFC 7009 §2.2.1)', ref('OAuthError')),
     },
     errors: [],
   },

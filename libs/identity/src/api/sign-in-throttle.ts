@@ -8,17 +8,16 @@ const SIGN_IN_WINDOW_MS = 15 * 60_000;
  * Failed sign-ins are counted per account (the email as typed, lower-cased) and per client
  * address in 15-minute windows shared by every process; past SIGNIN_FAILURES_PER_ACCOUNT
  * or SIGNIN_FAILURES_PER_ADDRESS further attempts are refused (429, the password is not
- * even checked) until the window ends. Without shared counters nothing is counted.
+ * even checked) until the window ends.
  */
 export class SignInThrottle {
   constructor(
     private readonly config: AppConfig,
-    private readonly counters?: SharedCounters,
+    private readonly counters: SharedCounters,
   ) {}
 
   /** The seconds to wait before signing in as `email` from this request's address, or 0. */
   throttled(req: Request, email: string): number {
-    if (!this.counters) return 0;
     const { signInFailuresPerAccount: perAccount, signInFailuresPerAddress: perAddress } = this.config.rateLimits;
     const account = this.counters.peek(`signin:account:${email.trim().toLowerCase()}`, SIGN_IN_WINDOW_MS);
     const address = this.counters.peek(`signin:address:${req.ip ?? req.socket.remoteAddress}`, SIGN_IN_WINDOW_MS);
@@ -28,7 +27,7 @@ export class SignInThrottle {
   }
 
   failed(req: Request, email: string): void {
-    this.counters?.hit(`signin:account:${email.trim().toLowerCase()}`, SIGN_IN_WINDOW_MS);
-    this.counters?.hit(`signin:address:${req.ip ?? req.socket.remoteAddress}`, SIGN_IN_WINDOW_MS);
+    this.counters.hit(`signin:account:${email.trim().toLowerCase()}`, SIGN_IN_WINDOW_MS);
+    this.counters.hit(`signin:address:${req.ip ?? req.socket.remoteAddress}`, SIGN_IN_WINDOW_MS);
   }
 }

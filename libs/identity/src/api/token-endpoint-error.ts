@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import oauth2orize from 'oauth2orize';
+import { AppError } from '@gensvc/kernel';
 import { OAuthGrantError } from '../domain/oauth-grant';
 
 /** An error of the token or revocation endpoint (RFC 6749 §5.2). */
@@ -17,7 +18,10 @@ export class TokenEndpointError extends Error {
 
 /**
  * Answers a failed token or revocation request as RFC 6749 §5.2 says: `{ error,
- * error_description }` with 400, 401 (`invalid_client`) or 500 (anything unexpected, logged).
+ * error_description }` with 400, 401 (`invalid_client`), 503 `temporarily_unavailable` with
+ * Retry-After (a SERVICE_UNAVAILABLE application error: a revocation is stored but the read
+ * models that authenticate do not show it yet; RFC 7009 §2.2.1, the client retries) or 500
+ * (anything unexpected, logged).
  */
 export function sendTokenError(res: Response, err: unknown, logger: Logger): void {
   if (res.headersSent) return;
@@ -31,6 +35,11 @@ export function sendTokenError(res: Response, err: unknown, logger: Logger): voi
     error = err.error;
     message = err.message;
     status = 400;
+  } else if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') {
+    error = 'temporarily_unavailable';
+    message = err.message;
+    status = 503;
+    headers = { ...err.headers };
   } else if (err instanceof oauth2orize.OAuth2Error) {
     const e = err as unknown as { code: string; message: string };
     error = e.code === 'server_error' ? 'server_error' : e.code;

@@ -25,6 +25,6 @@ export const VOICES_OPENAPI: ControllerOpenApi<VoicesController> = {
     summary: 'Delete a voice (queued)',
     tag: 'Voices',
     responses: { 202: json('the voice, deletion queued', ref('Voice')) },
-    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'VOICE_IN_USE', 'INTERNAL'],
+    errors: ['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'VOICE_IN_USE', 'INTERNAL', 'SERVICE_UNAVAILABLE'],
   },
 };
