@@ -16,8 +16,8 @@ export interface DeleteResult {
 
 /**
  * Deletes the caller's asset: unreadable and unreferenceable at once; refused with
- * ASSET_IN_USE while an unfinished task reads it (`assets_task_refs`). The bytes are removed
- * by the storage cleanup reactor.
+ * ASSET_IN_USE while an unfinished task reads it (`assets_task_refs`, read once it has seen
+ * every event stored before the request). The bytes are removed by the storage cleanup reactor.
  */
 @Injectable()
 export class DeleteAssetHandler {
@@ -30,9 +30,15 @@ export class DeleteAssetHandler {
 
   async execute(cmd: DeleteAssetCommand): Promise<DeleteResult> {
     const { account_id: accountId, asset_id: assetId } = cmd.data;
-    const inUse = (await this.readStore.collection<TaskAssetRefDoc>(TASK_ASSET_REFS).count({ asset_ids: assetId, active: true })) > 0;
     const state = await this.records.load(assetId);
     if (state.status === 'none' || state.account_id !== accountId) throw new AppError('NOT_FOUND', 'asset not found');
+    // The task references must have seen every task created so far (a task created just now
+    // with this asset makes it in use); when they do not catch up in time the request is
+    // refused (503, nothing is stored) rather than decided on them.
+    if (state.status === 'active' && !(await caughtUp(this.engine.waitFor(await this.events.headPosition())))) {
+      throw new AppError('SERVICE_UNAVAILABLE', "the asset's task references are being brought up to date; nothing was changed; try again", { 'Retry-After': '1' });
+    }
+    const inUse = (await this.readStore.collection<TaskAssetRefDoc>(TASK_ASSET_REFS).count({ asset_ids: assetId, active: true })) > 0;
     const result = await handleCommand(this.events, streamName(ASSET_STREAM, assetId), assetDecider, {
       type: 'DeleteAsset',
       data: { account_id: accountId, in_use: inUse },
