@@ -7,8 +7,10 @@ import type { SupplierSettings } from '../../supplier-settings';
 import type { JobResources } from '../job-outputs';
 import { JobInputError, SupplierChannel, type ActiveJob, type CallbackReceiver, type JobContext, type StepResult } from '../supplier-channel';
 import { OutputDownloadError, openOutput } from './output-download';
-import { ProviderProtocolError, type ProviderAnswer, type ProviderFile, type ProviderJobStatus, type RouteJob, type WebhookReading } from './provider-adapter';
+import { ProviderProtocolError, type ProviderAnswer, type ProviderJobStatus, type RouteJob, type WebhookReading } from './provider-adapter';
 import { ProviderUnreachable } from './provider-client';
+import { fileName, providerDetail, retryAfterMs } from './provider-answers';
+import { StatusSweeper } from './status-sweeper';
 import type { ProviderChannel, ProviderChannels } from './provider-channels';
 import { RouteMappingError, routeInput } from './route-input';
 
@@ -26,7 +28,6 @@ export interface RouteHealth {
 const ROUTE_ATTEMPTS = 3;
 const ROUTE_WINDOW_MS = 30_000;
 
-const SAFE_FILE_NAME = /^[\p{L}\p{N} ._()-]{1,200}$/u;
 
 /** An output that could not be archived for good (a 4xx on its link, a type the service does not serve). */
 class OutputRefused extends Error {
@@ -520,109 +521,5 @@ export class RoutedChannel extends SupplierChannel {
   }
 }
 
-/**
- * Learns the status of many open jobs of one channel from the provider's job list (newest
- * first, a page per request) instead of a status request each. Lookups that arrive while a
- * sweep runs wait for the next one; a sweep reads pages until it found every job it was asked
- * about, the list ends, or it read a few pages more than the channel's open jobs fill (the
- * jobs that asked in the last ten minutes): older jobs buried under the account's other
- * traffic are then asked for one by one.
- */
-class StatusSweeper {
-  private pending = new Map<string, ((status: ProviderJobStatus | undefined) => void)[]>();
-  private running = false;
-  private signal: AbortSignal | undefined;
-  /** The jobs that asked lately, and when: how deep in the list this channel's open jobs go. */
-  private readonly open = new Map<string, number>();
-
-  constructor(
-    private readonly channel: ProviderChannel,
-    private readonly logger: Logger,
-  ) {}
-
-  lookup(remoteId: string, signal: AbortSignal): Promise<ProviderJobStatus | undefined> {
-    this.signal ??= signal;
-    this.open.delete(remoteId);
-    this.open.set(remoteId, Date.now());
-    return new Promise((resolve) => {
-      const waiting = this.pending.get(remoteId);
-      if (waiting) waiting.push(resolve);
-      else this.pending.set(remoteId, [resolve]);
-      this.kick();
-    });
-  }
-
-  private kick(): void {
-    if (this.running || !this.pending.size) return;
-    this.running = true;
-    const wanted = this.pending;
-    this.pending = new Map();
-    void this.sweep(wanted).finally(() => {
-      this.running = false;
-      this.kick();
-    });
-  }
-
-  private async sweep(wanted: Map<string, ((status: ProviderJobStatus | undefined) => void)[]>): Promise<void> {
-    const { adapter, client } = this.channel;
-    const since = Date.now() - 600_000;
-    for (const [id, at] of this.open) {
-      if (at >= since) break; // in order of their last ask: the rest are newer
-      this.open.delete(id);
-    }
-    const maxPages = Math.ceil(Math.max(wanted.size, this.open.size) / 100) + 2; // pages hold 100 or more
-    let cursor: string | null = null;
-    try {
-      for (let page = 0; wanted.size && page < maxPages; page++) {
-        const answer = await client.send(adapter.list!(cursor), this.signal ?? new AbortController().signal, 'list');
-        if (answer.status < 200 || answer.status > 299) break;
-        const { jobs, next } = adapter.readList!(answer, cursor);
-        for (const job of jobs) {
-          const resolvers = wanted.get(job.remoteId);
-          if (!resolvers) continue;
-          wanted.delete(job.remoteId);
-          for (const resolve of resolvers) resolve(job.status);
-        }
-        if (!next) break;
-        cursor = next;
-      }
-    } catch (err) {
-      if (!(err instanceof ProviderUnreachable) && !(err instanceof ProviderProtocolError)) this.logger.warn({ err, channel: this.channel.name }, 'reading the provider job list failed');
-    } finally {
-      for (const resolvers of wanted.values()) for (const resolve of resolvers) resolve(undefined);
-    }
-  }
-}
-
 /** A voice of another channel than the route's: the route cannot run the job. */
 class VoiceElsewhere extends Error {}
-
-function fileName(file: ProviderFile, index: number): string {
-  if (file.name && SAFE_FILE_NAME.test(file.name)) return file.name;
-  if ('url' in file) {
-    try {
-      const last = decodeURIComponent(new URL(file.url).pathname.split('/').pop() ?? '');
-      if (SAFE_FILE_NAME.test(last)) return last;
-    } catch {
-      // fall through to the generic name
-    }
-  }
-  return `output-${index + 1}`;
-}
-
-/** `Retry-After` in milliseconds (seconds or an HTTP date), when the answer has one. */
-export function retryAfterMs(answer: ProviderAnswer): number | undefined {
-  const value = answer.headers.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-/** The provider's own message or code, for the operator's log only. */
-function providerDetail(answer: ProviderAnswer): string | undefined {
-  const j = answer.json as { detail?: unknown; message?: unknown; error?: { message?: unknown; code?: unknown } | string; code?: unknown } | null;
-  const text = j?.detail ?? j?.message ?? (typeof j?.error === 'object' ? (j.error.message ?? j.error.code) : j?.error) ?? j?.code;
-  return typeof text === 'string' ? text.slice(0, 300) : undefined;
-}
