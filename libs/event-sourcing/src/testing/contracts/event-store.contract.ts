@@ -297,8 +297,15 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         await waitUntil(() => calls > 0);
         off();
         const seen = calls;
+        // A listener still subscribed hears the next notification: by then the unsubscribed one would have too.
+        const next = new Promise<void>((resolve) => {
+          const offNext = store.onAppended(() => {
+            offNext();
+            resolve();
+          });
+        });
         await store.appendToStream(stream(), [ev('B', {})]);
-        await new Promise((r) => setTimeout(r, 50));
+        await next;
         expect(calls).toBe(seen);
       });
 
