@@ -1,17 +1,17 @@
 import { AppError } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { WalletStream } from '../wallet-stream';
 import { CaptureFundsHandler, type CaptureFundsCommand } from './capture-funds.handler';
 
 describe('CaptureFundsHandler', () => {
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let wallets: WalletStream;
   let handler: CaptureFundsHandler;
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
   const capture = (id: string, amount: bigint): CaptureFundsCommand => ({ type: 'CaptureFunds', data: { account_id: 'acc_1', reservation_id: id, amount }, metadata });
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     wallets = new WalletStream(events);
     handler = new CaptureFundsHandler(wallets);
     await wallets.handle('acc_1', { type: 'Credit', data: { account_id: 'acc_1', amount: 1_000_000n, reason: null }, metadata });

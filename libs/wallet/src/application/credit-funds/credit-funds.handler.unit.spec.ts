@@ -1,17 +1,17 @@
 import { AppError, streamName } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { WALLET_STREAM } from '../../domain/wallet';
 import { WalletStream } from '../wallet-stream';
 import { CreditFundsHandler, type CreditFundsCommand } from './credit-funds.handler';
 
 describe('CreditFundsHandler', () => {
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let handler: CreditFundsHandler;
   const now = new Date('2026-03-01T10:00:00.000Z');
   const credit = (amount: string, reason: string | null = null): CreditFundsCommand => ({ type: 'CreditFunds', data: { account_id: 'acc_1', amount, reason }, metadata: { now } });
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     handler = new CreditFundsHandler(new WalletStream(events));
   });
   afterEach(() => events.close());

@@ -1,18 +1,18 @@
 import { streamName } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { WALLET_STREAM } from '../../domain/wallet';
 import { WalletStream } from '../wallet-stream';
 import { ReleaseFundsHandler, type ReleaseFundsCommand } from './release-funds.handler';
 
 describe('ReleaseFundsHandler', () => {
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let wallets: WalletStream;
   let handler: ReleaseFundsHandler;
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
   const release = (id: string): ReleaseFundsCommand => ({ type: 'ReleaseFunds', data: { account_id: 'acc_1', reservation_id: id }, metadata });
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     wallets = new WalletStream(events);
     handler = new ReleaseFundsHandler(wallets);
     await wallets.handle('acc_1', { type: 'Credit', data: { account_id: 'acc_1', amount: 1_000_000n, reason: null }, metadata });

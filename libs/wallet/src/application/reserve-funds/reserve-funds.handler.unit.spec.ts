@@ -1,11 +1,11 @@
 import { streamName } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { WALLET_STREAM } from '../../domain/wallet';
 import { WalletStream } from '../wallet-stream';
 import { ReserveFundsHandler, type ReserveFundsCommand } from './reserve-funds.handler';
 
 describe('ReserveFundsHandler', () => {
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let wallets: WalletStream;
   let handler: ReserveFundsHandler;
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
@@ -13,7 +13,7 @@ describe('ReserveFundsHandler', () => {
   const types = async () => (await events.readStream(streamName(WALLET_STREAM, 'acc_1'))).map((e) => e.type);
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     wallets = new WalletStream(events);
     handler = new ReserveFundsHandler(wallets);
     await wallets.handle('acc_1', { type: 'Credit', data: { account_id: 'acc_1', amount: 1_000_000n, reason: null }, metadata });
