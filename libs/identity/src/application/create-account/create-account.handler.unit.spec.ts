@@ -1,5 +1,5 @@
 import { AppError } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { secretMatches } from '../../domain/credentials';
 import { ScryptPasswordHasher } from '../../infrastructure/password-hasher';
 import { CreateApiKeyHandler } from '../create-api-key/create-api-key.handler';
@@ -9,7 +9,7 @@ describe('CreateAccountHandler', () => {
   const now = new Date('2026-03-01T10:00:00.000Z');
   // Cheap scrypt parameters: these tests are about the use case, not the hash's cost.
   const passwords = new ScryptPasswordHasher({ N: 2 ** 10, r: 8, p: 1 });
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let handler: CreateAccountHandler;
   const create = (data: CreateAccountCommand['data']): CreateAccountCommand => ({ type: 'CreateAccount', data, metadata: { now } });
   const stored = async () => (await events.readAll()).map((e) => [e.streamName.split('-')[0], e.type]);
@@ -20,7 +20,7 @@ describe('CreateAccountHandler', () => {
   };
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     handler = new CreateAccountHandler(events, passwords, new CreateApiKeyHandler(events));
   });
   afterEach(() => events.close());

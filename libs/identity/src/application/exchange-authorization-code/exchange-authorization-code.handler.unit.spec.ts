@@ -1,6 +1,6 @@
 import { type AppConfig } from '@gensvc/config';
 import { type SubscriptionEngine } from '@gensvc/event-sourcing';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { OAuthGrantError } from '../../domain/oauth-grant';
 import { IssueAuthorizationCodeHandler } from '../issue-authorization-code/issue-authorization-code.handler';
 import { OAuthGrantTokens } from '../oauth-grants';
@@ -9,7 +9,7 @@ import { ExchangeAuthorizationCodeHandler, type ExchangeAuthorizationCodeCommand
 describe('ExchangeAuthorizationCodeHandler', () => {
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
   const engine = { waitFor: jest.fn(async () => undefined) } as unknown as SubscriptionEngine;
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let handler: ExchangeAuthorizationCodeHandler;
   let code: string;
   const exchange = (data: Partial<ExchangeAuthorizationCodeCommand['data']>) =>
@@ -21,7 +21,7 @@ describe('ExchangeAuthorizationCodeHandler', () => {
   };
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     handler = new ExchangeAuthorizationCodeHandler(new OAuthGrantTokens(events, { accessTokenTtlSeconds: 600 } as AppConfig, engine));
     code = await new IssueAuthorizationCodeHandler(events).execute({
       type: 'IssueAuthorizationCode',

@@ -1,6 +1,7 @@
 import { type AppConfig } from '@gensvc/config';
 import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
-import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import { OAuthGrantError, type OAuthGrantEvent } from '../../domain/oauth-grant';
 import { ExchangeAuthorizationCodeHandler } from '../exchange-authorization-code/exchange-authorization-code.handler';
 import { oauthGrantStream } from '../identity-streams';
@@ -13,8 +14,8 @@ describe('RevokeTokenHandler (RFC 7009)', () => {
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
   const waitFor = jest.fn(async (_position?: bigint): Promise<void> => undefined);
   const engine = { waitFor } as unknown as SubscriptionEngine;
-  let events: SqliteEventStore;
-  let readStore: SqliteReadStore;
+  let events: InMemoryEventStore;
+  let readStore: InMemoryReadStore;
   let handler: RevokeTokenHandler;
   let tokens: TokenResponse;
   let grantId: string;
@@ -28,8 +29,8 @@ describe('RevokeTokenHandler (RFC 7009)', () => {
   };
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
-    readStore = SqliteReadStore.open(':memory:');
+    events = new InMemoryEventStore();
+    readStore = new InMemoryReadStore();
     handler = new RevokeTokenHandler(events, readStore, engine);
     // A grant of client_a with tokens issued, and its access token in the read model (as the projection writes it).
     const code = await new IssueAuthorizationCodeHandler(events).execute({

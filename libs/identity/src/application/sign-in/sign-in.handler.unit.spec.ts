@@ -1,4 +1,4 @@
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { ScryptPasswordHasher } from '../../infrastructure/password-hasher';
 import { CloseAccountHandler } from '../close-account/close-account.handler';
 import { CreateAccountHandler } from '../create-account/create-account.handler';
@@ -8,12 +8,12 @@ import { SignInHandler } from './sign-in.handler';
 describe('SignInHandler', () => {
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
   const passwords = new ScryptPasswordHasher({ N: 2 ** 10, r: 8, p: 1 });
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let handler: SignInHandler;
   let accountId: string;
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     handler = new SignInHandler(events, passwords);
     const created = await new CreateAccountHandler(events, passwords, new CreateApiKeyHandler(events)).execute({
       type: 'CreateAccount',
