@@ -1,11 +1,11 @@
 import { streamName } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 import { CreateVoiceHandler, type CreateVoiceCommand } from './create-voice.handler';
 
 describe('CreateVoiceHandler', () => {
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let handler: CreateVoiceHandler;
   const now = new Date('2026-03-01T10:00:00.000Z');
   const create = (data: Partial<CreateVoiceCommand['data']> = {}): CreateVoiceCommand => ({
@@ -16,7 +16,7 @@ describe('CreateVoiceHandler', () => {
   const stored = async (voiceId: string) => (await events.readStream(streamName(VOICE_STREAM, voiceId))).map((e) => [e.type, e.data]);
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     handler = new CreateVoiceHandler(new VoiceStore(events));
   });
   afterEach(() => events.close());

@@ -1,7 +1,8 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError, streamName } from '@gensvc/kernel';
 import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
-import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 import { DeleteVoiceHandler, type DeleteVoiceCommand } from './delete-voice.handler';
@@ -10,8 +11,8 @@ import { VOICE_USAGE, type VoiceUsageDoc } from './voice-usage.projection';
 describe('DeleteVoiceHandler', () => {
   const catalogue = Catalogue.load();
   const now = new Date('2026-03-01T10:00:00.000Z');
-  let events: SqliteEventStore;
-  let readStore: SqliteReadStore;
+  let events: InMemoryEventStore;
+  let readStore: InMemoryReadStore;
   let handler: DeleteVoiceHandler;
   const engine = { waitFor: jest.fn(async (_position?: bigint): Promise<void> => undefined) };
   const del = (accountId: string, voiceId: string): DeleteVoiceCommand => ({ type: 'DeleteVoice', data: { account_id: accountId, voice_id: voiceId }, metadata: { now } });
@@ -23,8 +24,8 @@ describe('DeleteVoiceHandler', () => {
   };
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
-    readStore = SqliteReadStore.open(':memory:');
+    events = new InMemoryEventStore();
+    readStore = new InMemoryReadStore();
     const voices = new VoiceStore(events);
     handler = new DeleteVoiceHandler(voices, events, readStore, engine as unknown as SubscriptionEngine, catalogue);
     await voices.handle('voice_0123456789ab', {

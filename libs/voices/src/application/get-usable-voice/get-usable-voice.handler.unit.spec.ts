@@ -1,13 +1,13 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { AppError } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { VoiceStore } from '../voice-store';
 import { GetUsableVoiceHandler } from './get-usable-voice.handler';
 
 describe('GetUsableVoiceHandler', () => {
   const catalogue = Catalogue.load();
   const metadata = { now: new Date('2026-03-01T10:00:00.000Z') };
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let voices: VoiceStore;
   let handler: GetUsableVoiceHandler;
   const refusal = async (accountId: string, voiceId: string, supplier: string): Promise<AppError> => {
@@ -17,7 +17,7 @@ describe('GetUsableVoiceHandler', () => {
   };
 
   beforeEach(async () => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     voices = new VoiceStore(events);
     handler = new GetUsableVoiceHandler(voices, catalogue);
     const create = (id: string) => ({ type: 'CreateVoice' as const, data: { voice_id: id, account_id: 'acc_1', task_id: `task_${id}`, supplier: 'local', supplier_voice_id: `sv_${id}`, name: 'n' }, metadata });

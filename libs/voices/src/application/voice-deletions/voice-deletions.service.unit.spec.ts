@@ -1,5 +1,5 @@
 import { FixedClock, streamName } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { VOICE_STREAM } from '../../domain/voice';
 import { VoiceStore } from '../voice-store';
 import { CompleteVoiceDeletionHandler } from '../complete-voice-deletion/complete-voice-deletion.handler';
@@ -7,13 +7,13 @@ import { VoiceDeletionsService } from './voice-deletions.service';
 
 describe('VoiceDeletionsService (the VoiceDeletions port)', () => {
   const at = '2026-01-01T00:00:00.000Z';
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let deletions: VoiceDeletionsService;
   const types = async () => (await events.readStream(streamName(VOICE_STREAM, 'voice_1'))).map((e) => e.type);
   const created = { type: 'VoiceCreated', data: { voice_id: 'voice_1', account_id: 'acc_1', task_id: 'task_1', supplier: 'http-a', supplier_voice_id: 'sv_1', name: 'n', at } };
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     const voices = new VoiceStore(events);
     deletions = new VoiceDeletionsService(voices, new FixedClock(new Date('2026-01-02T00:00:00Z')), new CompleteVoiceDeletionHandler(voices));
   });
