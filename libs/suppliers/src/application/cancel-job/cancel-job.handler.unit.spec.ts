@@ -1,4 +1,4 @@
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import type { SupplierJobRunner } from '../submit-job/supplier-job-runner';
 import { CancelJobHandler } from './cancel-job.handler';
@@ -6,7 +6,7 @@ import { CancelJobHandler } from './cancel-job.handler';
 describe('CancelJobHandler', () => {
   const now = new Date('2026-03-01T10:00:00.000Z');
   const at = '2026-03-01T09:00:00.000Z';
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let runner: { schedule: jest.Mock };
   let handler: CancelJobHandler;
   const cancel = (taskId: string, accountId = '') => handler.execute({ type: 'CancelJob', data: { task_id: taskId, account_id: accountId }, metadata: { now } });
@@ -16,7 +16,7 @@ describe('CancelJobHandler', () => {
   const dispatched = (taskId: string): SupplierJobEvent => ({ type: 'SupplierJobDispatched', data: { task_id: taskId, account_id: 'acc_1', at } });
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     runner = { schedule: jest.fn() };
     handler = new CancelJobHandler(events, runner as unknown as SupplierJobRunner);
   });

@@ -1,12 +1,12 @@
 import { type RecordedEvent } from '@gensvc/kernel';
-import { SqliteReadStore } from '@gensvc/storage';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { OpenJobsHandler } from './open-jobs.handler';
 import { SUPPLIER_JOBS, SupplierJobsProjection } from './supplier-jobs.projection';
 
 describe('supplier_jobs projection and the open-jobs query', () => {
   const at = '2026-03-01T10:00:00.000Z';
-  let readStore: SqliteReadStore;
+  let readStore: InMemoryReadStore;
   let position = 0n;
   const projection = new SupplierJobsProjection();
   const project = async (taskId: string, ...events: (Omit<SupplierJobEvent, 'data'> & { data?: object })[]) => {
@@ -18,7 +18,7 @@ describe('supplier_jobs projection and the open-jobs query', () => {
   };
 
   beforeEach(async () => {
-    readStore = SqliteReadStore.open(':memory:');
+    readStore = new InMemoryReadStore();
     await projection.setup(readStore);
   });
   afterEach(() => readStore.close());

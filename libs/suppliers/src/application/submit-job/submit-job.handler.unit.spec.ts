@@ -1,6 +1,6 @@
 import { Catalogue } from '@gensvc/catalogue/contracts';
 import { type AppConfig } from '@gensvc/config';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import type { SupplierJobEvent } from '../../contracts/supplier-gateway';
 import { LocalSupplierControls } from '../../infrastructure/local/local-supplier.controls';
 import { SupplierSettings } from '../../supplier-settings';
@@ -22,7 +22,7 @@ describe('SubmitJobHandler', () => {
   const now = new Date('2026-03-01T10:00:00.000Z');
   const catalogue = Catalogue.load();
   const settings = new SupplierSettings({ jobDeadlineMs: 600_000, callbackWindowSeconds: 300, channels: new Map(), publicBaseUrl: 'http://127.0.0.1:9', signingSecret: 's'.repeat(40) });
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let runner: { schedule: jest.Mock };
   let handler: SubmitJobHandler;
   const submit = (data: Partial<SubmitJobCommand['data']> = {}) =>
@@ -34,7 +34,7 @@ describe('SubmitJobHandler', () => {
   const stored = async (taskId = 'task_1') => (await events.readStream<SupplierJobEvent>(`supplierjob-${taskId}`)).map((e) => ({ type: e.type, data: e.data }));
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     runner = { schedule: jest.fn() };
     const controls = new LocalSupplierControls({ localSupplierDelayMs: 0 } as AppConfig);
     handler = new SubmitJobHandler(events, catalogue, settings, new LocalOnly(), controls, runner as unknown as SupplierJobRunner);

@@ -1,5 +1,6 @@
 import { type ConsumerGroups, type ConsumeOptions, type ConsumerGroupSpec, type GroupMessage, type LeaseStore } from '@gensvc/event-sourcing';
-import { ReadStoreLeaseStore, SqliteReadStore } from '@gensvc/storage';
+import { ReadStoreLeaseStore } from '@gensvc/storage';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import { SupplierSettings } from '../../supplier-settings';
 import { GroupJobClaims, LeaseJobClaims, SUPPLIER_JOB_GROUP, supplierJobClaims } from './supplier-job-claims';
 
@@ -30,7 +31,7 @@ function message(data: unknown, retryCount = 0) {
 }
 
 describe('supplier job claims', () => {
-  const leases = () => new ReadStoreLeaseStore(SqliteReadStore.open(':memory:'));
+  const leases = () => new ReadStoreLeaseStore(new InMemoryReadStore());
 
   it('are a persistent subscription when the event store offers consumer groups (EventStoreDB), leases otherwise', () => {
     expect(supplierJobClaims(new RecordingGroups(), leases(), settings())).toBeInstanceOf(GroupJobClaims);

@@ -1,5 +1,5 @@
 import { FixedClock, streamName, type RecordedEvent } from '@gensvc/kernel';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import { VOICE_STREAM, VoiceDeletions } from '@gensvc/voices/contracts';
 import type { ChannelVoiceRemover } from './channel-voice-remover';
 import { VoiceDeletion } from './voice-deletion';
@@ -8,7 +8,7 @@ import { VoiceDeletionReactor } from './voice-deletion.reactor';
 /** The voices context's side of the port, as its streams hold it (the voice stream, folded by hand here). */
 class StreamVoiceDeletions extends VoiceDeletions {
   constructor(
-    private readonly events: SqliteEventStore,
+    private readonly events: InMemoryEventStore,
     private readonly clock = new FixedClock(new Date('2026-01-02T00:00:00Z')),
   ) {
     super();
@@ -31,7 +31,7 @@ class StreamVoiceDeletions extends VoiceDeletions {
 describe('VoiceDeletionReactor (suppliers)', () => {
   const at = '2026-01-01T00:00:00.000Z';
   const event = { type: 'VoiceDeletionRequested', data: { voice_id: 'voice_1' } } as unknown as RecordedEvent;
-  let events: SqliteEventStore;
+  let events: InMemoryEventStore;
   let remove: jest.Mock<Promise<void>, [string, string]>;
   let reactor: VoiceDeletionReactor;
   const types = async () => (await events.readStream(streamName(VOICE_STREAM, 'voice_1'))).map((e) => e.type);
@@ -43,7 +43,7 @@ describe('VoiceDeletionReactor (suppliers)', () => {
   };
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
+    events = new InMemoryEventStore();
     remove = jest.fn(async (_supplier: string, _supplierVoiceId: string): Promise<void> => undefined);
     reactor = new VoiceDeletionReactor(new VoiceDeletion(new StreamVoiceDeletions(events), { remove } as unknown as ChannelVoiceRemover, events));
   });
