@@ -1,13 +1,13 @@
 import { FixedClock } from '@gensvc/kernel';
 import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
-import { SqliteEventStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
 import type { AssetRecords } from './asset-records';
 import { UploadSessions } from './upload-sessions';
 
 describe('UploadSessions.record', () => {
   const now = new Date('2026-03-01T10:00:00.000Z');
-  let events: SqliteEventStore;
-  beforeEach(() => (events = new SqliteEventStore(':memory:')));
+  let events: InMemoryEventStore;
+  beforeEach(() => (events = new InMemoryEventStore()));
   afterEach(() => events.close());
 
   it('returns the stored command when the read models lag: what follows it (storing the content, the answer) goes on', async () => {

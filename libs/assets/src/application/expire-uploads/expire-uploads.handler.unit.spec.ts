@@ -1,6 +1,7 @@
 import { FixedClock } from '@gensvc/kernel';
 import { handleCommand, type SubscriptionEngine } from '@gensvc/event-sourcing';
-import { SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import { uploadDecider, type Upload } from '../../domain/upload';
 import type { AssetRecords } from '../asset-records';
 import { UploadSessions } from '../upload-sessions';
@@ -9,8 +10,8 @@ import { ExpireUploadsHandler } from './expire-uploads.handler';
 
 describe('ExpireUploadsHandler', () => {
   const prepared = new Date('2026-03-01T10:00:00.000Z');
-  let events: SqliteEventStore;
-  let readStore: SqliteReadStore;
+  let events: InMemoryEventStore;
+  let readStore: InMemoryReadStore;
   let handler: ExpireUploadsHandler;
 
   /** An upload prepared at `prepared`, valid for `validityMs`, as the event store and the uploads read model hold it. */
@@ -23,8 +24,8 @@ describe('ExpireUploadsHandler', () => {
   const types = async (uploadId: string) => (await events.readStream(`upload-${uploadId}`)).map((e) => e.type);
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
-    readStore = SqliteReadStore.open(':memory:');
+    events = new InMemoryEventStore();
+    readStore = new InMemoryReadStore();
     const engine = { waitFor: async () => undefined } as unknown as SubscriptionEngine;
     const sessions = new UploadSessions(events, engine, new FixedClock(prepared), {} as AssetRecords);
     handler = new ExpireUploadsHandler(readStore, sessions);

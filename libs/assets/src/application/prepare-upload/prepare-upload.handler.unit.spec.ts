@@ -2,7 +2,9 @@ import type { AppConfig } from '@gensvc/config';
 import { AppError, FixedClock } from '@gensvc/kernel';
 import { ProjectionLagError, type SubscriptionEngine } from '@gensvc/event-sourcing';
 import type { UploadTokens } from '@gensvc/identity/contracts';
-import { ReadStoreLeaseStore, SqliteEventStore, SqliteReadStore } from '@gensvc/storage';
+import { ReadStoreLeaseStore } from '@gensvc/storage';
+import { InMemoryEventStore } from '@gensvc/event-sourcing/testing/in-memory-event-store';
+import { InMemoryReadStore } from '@gensvc/event-sourcing/testing/in-memory-read-store';
 import { UploadLimits } from '../../domain/limits';
 import type { AssetRecords } from '../asset-records';
 import { UploadSessions } from '../upload-sessions';
@@ -12,8 +14,8 @@ import { PrepareUploadHandler, uploadIdFor, type PrepareUploadCommand } from './
 describe('PrepareUploadHandler and the session limit', () => {
   const now = new Date('2026-03-01T10:00:00.000Z');
   const limits = new UploadLimits();
-  let events: SqliteEventStore;
-  let readStore: SqliteReadStore;
+  let events: InMemoryEventStore;
+  let readStore: InMemoryReadStore;
   let handler: PrepareUploadHandler;
   /** Positions the read models have applied (waitFor beyond it lags). */
   let projected: bigint;
@@ -35,8 +37,8 @@ describe('PrepareUploadHandler and the session limit', () => {
   };
 
   beforeEach(() => {
-    events = new SqliteEventStore(':memory:');
-    readStore = SqliteReadStore.open(':memory:');
+    events = new InMemoryEventStore();
+    readStore = new InMemoryReadStore();
     projected = -1n;
     const sessions = new UploadSessions(events, engine as unknown as SubscriptionEngine, new FixedClock(now), {} as AssetRecords);
     const tokens: UploadTokens = { issue: async () => 'token' };
