@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config';
 
 describe('configuration: EVENTSTORE_URL', () => {
-  let dir: string;
-  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'gensvc-config-'))));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const load = (value: string) => loadConfig({ DATA_DIR: dir, EVENTSTORE_URL: value });
+  // With SIGNING_SECRET given, loading reads no file (DATA_DIR/signing.key is neither read nor written).
+  const load = (value: string) => loadConfig({ DATA_DIR: '/nonexistent/gensvc-config', SIGNING_SECRET: 's'.repeat(32), EVENTSTORE_URL: value });
 
   it.each(['esdb://localhost:2113?tls=false', 'esdb://admin:changeit@db.internal:2113', 'esdb+discover://a.internal:2113,b.internal:2113?tls=false'])(
     'accepts %s, a connection string the client library reads',
