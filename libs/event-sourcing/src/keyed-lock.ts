@@ -35,4 +35,9 @@ export class KeyedLock {
   get size(): number {
     return this.tails.size;
   }
+
+  /** Whether work of `key` is running or waiting. */
+  has(key: string): boolean {
+    return this.tails.has(key);
+  }
 }

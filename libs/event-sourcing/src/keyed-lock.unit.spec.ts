@@ -25,6 +25,7 @@ describe('KeyedLock', () => {
     const results = Promise.all([work('a', 'a1'), work('a', 'a2'), work('b', 'b1')]);
     await flush();
     expect(log).toEqual(['a1+', 'b1+']); // a2 waits for a1; b1 runs beside it
+    expect([lock.has('a'), lock.has('b'), lock.has('c')]).toEqual([true, true, false]);
     gates.a2.open(); // a2 may finish, but it has not started
     gates.b1.open();
     await flush();
@@ -34,6 +35,7 @@ describe('KeyedLock', () => {
     expect(log).toEqual(['a1+', 'b1+', 'b1-', 'a1-', 'a2+', 'a2-']);
     expect(await results).toEqual(['a1', 'a2', 'b1']);
     expect(lock.size).toBe(0);
+    expect(lock.has('a')).toBe(false);
   });
 
   it('a failure reaches its caller only and the next work of the key still runs', async () => {

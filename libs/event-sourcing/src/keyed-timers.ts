@@ -50,4 +50,9 @@ export class KeyedTimers {
   get size(): number {
     return this.slots.size;
   }
+
+  /** When the key's pending wake-up is due (`Date.now()` time, before the `maxSleepMs` bound), if it has one. */
+  dueAt(key: string): number | undefined {
+    return this.slots.get(key)?.at;
+  }
 }

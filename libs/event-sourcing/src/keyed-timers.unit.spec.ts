@@ -1,8 +1,9 @@
 import { KeyedTimers } from './keyed-timers';
 
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('KeyedTimers', () => {
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-01T10:00:00.000Z') }));
+  afterEach(() => jest.useRealTimers());
+
   it('keeps one wake-up per key, the earlier of the pending and the new one', async () => {
     const fired: string[] = [];
     const timers = new KeyedTimers((k) => fired.push(k));
@@ -11,9 +12,20 @@ describe('KeyedTimers', () => {
     timers.schedule('b', 5000);
     timers.schedule('b', 10); // earlier: replaces
     expect(timers.size).toBe(2);
-    await tick(80);
-    expect(fired.sort()).toEqual(['a', 'b']);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(fired).toEqual(['b']);
+    await jest.advanceTimersByTimeAsync(30);
+    expect(fired).toEqual(['b', 'a']);
     expect(timers.size).toBe(0);
+  });
+
+  it('tells when a key is due', () => {
+    const timers = new KeyedTimers(() => undefined, 1000);
+    timers.schedule('a', 60_000);
+    expect(timers.dueAt('a')).toBe(Date.now() + 60_000); // the time asked for, not the shorter sleep
+    expect(timers.dueAt('b')).toBeUndefined();
+    timers.cancel('a');
+    expect(timers.dueAt('a')).toBeUndefined();
   });
 
   it('cancel drops one key, clear drops all, fireAllNow moves every wake-up to now', async () => {
@@ -23,11 +35,11 @@ describe('KeyedTimers', () => {
     timers.schedule('b', 5000);
     timers.cancel('a');
     timers.fireAllNow();
-    await tick(20);
+    await jest.advanceTimersByTimeAsync(0);
     expect(fired).toEqual(['b']);
     timers.schedule('c', 10);
     timers.clear();
-    await tick(30);
+    await jest.advanceTimersByTimeAsync(10_000);
     expect(fired).toEqual(['b']);
   });
 
@@ -35,7 +47,9 @@ describe('KeyedTimers', () => {
     const fired: string[] = [];
     const timers = new KeyedTimers((k) => fired.push(k), 20);
     timers.schedule('a', 60_000);
-    await tick(60);
+    await jest.advanceTimersByTimeAsync(19);
+    expect(fired).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
     expect(fired).toEqual(['a']);
   });
 });
