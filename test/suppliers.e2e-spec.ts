@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { AssetRegistry } from '@gensvc/assets';
 import { LocalSupplierControls, SupplierGateway, SupplierSettings, type SupplierJobEvent } from '@gensvc/suppliers';
-import { jobEvents, jobEventTypes, newTaskId, waitForJob } from '@gensvc/suppliers/testing/job-events';
+import { jobEvents, jobEventTypes, newTaskId, waitForJob, waitForJobAsleep, waitForRunnerToLetGo } from '@gensvc/suppliers/testing/job-events';
 import { FixedClock } from '@gensvc/kernel';
 import { VoiceRegistry } from '@gensvc/voices';
 import { bearer, createAccount } from './support/accounts';
@@ -134,16 +134,18 @@ describe('built-in local supplier', () => {
     expect((await waitForJob(t, next)).map((e) => e.type)).toContain('SupplierJobSucceeded');
   });
 
-  it('fails a job that hangs past its deadline with SUPPLIER_TIMEOUT', async () => {
+  it('fails a job that hangs past its deadline with SUPPLIER_TIMEOUT, not before the deadline', async () => {
     t.app.get(SupplierSettings, { strict: false }).jobDeadlineMs = 800;
     controls.hangNext();
     const taskId = await submit('text-writer-lite', 'text.generate', { prompt: 'never' });
-    await waitForJob(t, taskId, (types) => types.includes('SupplierJobDispatched'));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched']);
     const events = await waitForJob(t, taskId);
-    const failed = events[2];
+    expect(events.map((e) => e.type)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobFailed']);
+    const [queued, , failed] = events;
     expect(failed.type === 'SupplierJobFailed' && failed.data.error.code).toBe('SUPPLIER_TIMEOUT');
+    // recorded at or after the deadline the job was queued with, never before
+    const deadline = queued.type === 'SupplierJobQueued' ? queued.data.deadline_at : undefined;
+    expect(deadline).toEqual(expect.any(String));
+    expect(Date.parse(failed.data.at)).toBeGreaterThanOrEqual(Date.parse(deadline!));
   });
 
   it('cancels a queued job at once: never dispatched, no output', async () => {
@@ -151,7 +153,7 @@ describe('built-in local supplier', () => {
     const taskId = await submit('text-writer-lite', 'text.generate', { prompt: 'cancel me' });
     expect(await gateway.requestCancel(taskId)).toBe('canceled');
     expect(await gateway.requestCancel(taskId)).toBe('canceled'); // harmless repeat
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitForRunnerToLetGo(t, taskId); // it looked at the job once its delay passed, and left it
     expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobQueued', 'SupplierJobCanceled']);
   });
 
@@ -190,10 +192,11 @@ describe('built-in local supplier', () => {
     const outcomes = new Set<string>();
     for (let i = 0; i < 8; i++) {
       const taskId = await submit('text-writer-lite', 'text.generate', { prompt: `race ${i}` });
-      await new Promise((r) => setTimeout(r, i * 3));
+      // Half the cancels come while the job is queued, half once it runs (racing its completion).
+      if (i % 2) await waitForJob(t, taskId, (types) => types.includes('SupplierJobDispatched'));
       await Promise.all([gateway.requestCancel(taskId), gateway.requestCancel(taskId)]);
       const events = await waitForJob(t, taskId);
-      await new Promise((r) => setTimeout(r, 50));
+      await waitForRunnerToLetGo(t, taskId);
       const types = await jobEventTypes(t, taskId);
       const terminal = types.filter((x) => ['SupplierJobSucceeded', 'SupplierJobFailed', 'SupplierJobCanceled'].includes(x));
       expect(terminal).toHaveLength(1);
@@ -210,7 +213,7 @@ describe('built-in local supplier', () => {
     await gateway.submit(request);
     await waitForJob(t, taskId);
     await gateway.submit(request);
-    await new Promise((r) => setTimeout(r, 400));
+    await waitForRunnerToLetGo(t, taskId);
     expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobSucceeded']);
   });
 
@@ -218,7 +221,7 @@ describe('built-in local supplier', () => {
     const taskId = newTaskId();
     expect(await gateway.requestCancel(taskId, accountId)).toBe('canceled');
     await gateway.submit({ taskId, accountId, modelId: 'text-writer-lite', capability: 'text.generate', params: { prompt: 'late' } });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForRunnerToLetGo(t, taskId);
     expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobCanceled']);
   });
 });
@@ -251,7 +254,7 @@ describe('local supplier across restarts', () => {
         const hungEvents = await waitForJob(second, hung);
         const last = hungEvents[hungEvents.length - 1];
         expect(last.type === 'SupplierJobFailed' && last.data.error.code).toBe('SUPPLIER_TIMEOUT');
-        await new Promise((r) => setTimeout(r, 300));
+        await waitForRunnerToLetGo(second, running);
         expect((await jobEvents(second, running)).filter((e) => e.type === 'SupplierJobSucceeded')).toHaveLength(1);
       } finally {
         await second.close();
@@ -278,7 +281,7 @@ describe('supplier job deadlines on the service clock', () => {
     const taskId = newTaskId();
     await t.app.get(SupplierGateway, { strict: false }).submit({ taskId, accountId, modelId: 'text-writer-lite', capability: 'text.generate', params: { prompt: 'hang' } });
     await waitForJob(t, taskId, (types) => types.includes('SupplierJobDispatched'));
-    await new Promise((r) => setTimeout(r, 200)); // the hung job now sleeps until its deadline, ten minutes ahead
+    await waitForJobAsleep(t, taskId); // the hung job now sleeps until its deadline, ten minutes ahead (or the longest sleep)
     expect(await jobEventTypes(t, taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched']);
     clock.advance(10 * 60_000 + 1);
     const events = await waitForJob(t, taskId, undefined, 3000);

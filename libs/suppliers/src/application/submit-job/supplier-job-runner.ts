@@ -103,6 +103,19 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     if (this.active) this.timers.schedule(taskId, delayMs);
   }
 
+  /**
+   * Whether this process has work on the job: a step running or waiting its turn, or a look
+   * pending. A finished job is let go (tests wait for that before they look for what it did not do).
+   */
+  holds(taskId: string): boolean {
+    return this.chains.has(taskId) || this.timers.dueAt(taskId) !== undefined;
+  }
+
+  /** When this process next looks at the job (`Date.now()` time), if it will. */
+  nextLookAt(taskId: string): number | undefined {
+    return this.timers.dueAt(taskId);
+  }
+
   /** Runs `fn` when no other work of the same task runs in this process. */
   exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
     return this.chains.run(taskId, fn);
