@@ -1,18 +1,39 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SharedCounters } from '@gensvc/http';
 import { Authenticator } from '@gensvc/identity';
+import { FixedClock } from '@gensvc/kernel';
+import type { ReconciledCounters } from '../apps/api/src/rate-limit/reconciled-counters';
 import { bearer, createAccount, createApiKey, createOAuthClient } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
- * The limits count in fixed windows aligned to the clock (a minute; 15 minutes for
- * sign-ins): a test that needs its requests in one window starts far enough from the end.
+ * The limits count in fixed windows of the service clock (a minute; 15 minutes for sign-ins).
+ * The apps here run on a clock that stands still, so all the requests of a test fall in one window.
  */
-async function awayFromWindowEnd(windowMs: number, neededMs: number): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < neededMs) await sleep(left + 50);
+const stillClock = () => new FixedClock(new Date());
+
+/**
+ * Has each app send its hits to the shared store and read back the totals, which then include
+ * the others' hits: what the background reconciliation does every 200 ms. Each flushes twice,
+ * since a flush already under way when asked may have begun before the latest hits.
+ */
+async function reconcile(...apps: TestApp[]): Promise<void> {
+  for (const t of [...apps, ...apps]) {
+    const counters = t.app.get(SharedCounters, { strict: false }) as ReconciledCounters;
+    await counters.flush();
+    await counters.flush();
+  }
+}
+
+/** Polls `check` every 25 ms; fails naming `what` after `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 const textQuote = { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hi' } };
 
@@ -29,7 +50,7 @@ describe('rate limits (CONTRACT §13)', () => {
   describe('with the defaults', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp();
+      t = await startTestApp({ overrides: { clock: stillClock() } });
     });
     afterAll(() => t.close());
 
@@ -50,12 +71,11 @@ describe('rate limits (CONTRACT §13)', () => {
   describe('with low limits', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp({ env: { RATE_LIMIT_PER_CREDENTIAL: '8', RATE_LIMIT_TASK_CREATIONS: '2', RATE_LIMIT_PER_ADDRESS: '5' } });
+      t = await startTestApp({ env: { RATE_LIMIT_PER_CREDENTIAL: '8', RATE_LIMIT_TASK_CREATIONS: '2', RATE_LIMIT_PER_ADDRESS: '5' }, overrides: { clock: stillClock() } });
     });
     afterAll(() => t.close());
 
     it('refuses the request after the limit per credential with 429, Retry-After and the headers; another key has its own allowance', async () => {
-      await awayFromWindowEnd(60_000, 25_000);
       const acc = await createAccount(t);
       for (let i = 0; i < 8; i++) await t.http().get('/v1/wallet').set(bearer(acc)).expect(200);
       expectRateLimited(await t.http().get('/v1/wallet').set(bearer(acc)), '"credential";q=8;w=60');
@@ -64,7 +84,6 @@ describe('rate limits (CONTRACT §13)', () => {
     });
 
     it('limits task creations separately, and a refused creation reserves nothing', async () => {
-      await awayFromWindowEnd(60_000, 20_000);
       const acc = await createAccount(t, { credit: '1.00' });
       for (let i = 0; i < 2; i++) {
         const q = await t.http().post('/v1/quotes').set(bearer(acc)).send(textQuote).expect(200);
@@ -78,7 +97,6 @@ describe('rate limits (CONTRACT §13)', () => {
     });
 
     it('counts requests without a valid credential per address, wrong credentials included', async () => {
-      await awayFromWindowEnd(60_000, 15_000);
       let last;
       for (let i = 0; i < 5; i++) {
         last = await t.http().get('/v1/wallet').set(bearer(`gsk_wrong${i}`));
@@ -107,19 +125,19 @@ describe('rate limits (CONTRACT §13)', () => {
   it('holds across processes that share one DATA_DIR (counts in the shared store)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gensvc-e2e-'));
     const env = { RATE_LIMIT_PER_CREDENTIAL: '10' };
-    const a = await startTestApp({ dataDir, env });
-    const b = await startTestApp({ dataDir, env });
+    const clock = stillClock(); // one window for both
+    const a = await startTestApp({ dataDir, env, overrides: { clock } });
+    const b = await startTestApp({ dataDir, env, overrides: { clock } });
     try {
       const acc = await createAccount(a);
-      await awayFromWindowEnd(60_000, 25_000);
-      for (let i = 0; i < 50 && !(await b.app.get(Authenticator).verifyBearer(acc.apiKey)); i++) await sleep(100);
+      await until('process b to know the new key', async () => Boolean(await b.app.get(Authenticator).verifyBearer(acc.apiKey)));
       for (let i = 0; i < 6; i++) await a.http().get('/v1/wallet').set(bearer(acc)).expect(200);
-      await sleep(600);
+      await reconcile(a, b);
       await b.http().get('/v1/wallet').set(bearer(acc)).expect(200); // 7
-      await sleep(600);
+      await reconcile(b, a);
       for (let i = 0; i < 3; i++) await b.http().get('/v1/wallet').set(bearer(acc)).expect(200); // 8, 9, 10
       expectRateLimited(await b.http().get('/v1/wallet').set(bearer(acc)), '"credential";q=10;w=60');
-      await sleep(600);
+      await reconcile(b, a);
       expectRateLimited(await a.http().get('/v1/wallet').set(bearer(acc)), '"credential";q=10;w=60');
     } finally {
       await b.close();
@@ -131,8 +149,7 @@ describe('rate limits (CONTRACT §13)', () => {
   describe('failed sign-ins', () => {
     let t: TestApp;
     beforeAll(async () => {
-      await awayFromWindowEnd(15 * 60_000, 30_000);
-      t = await startTestApp({ env: { SIGNIN_FAILURES_PER_ACCOUNT: '3', SIGNIN_FAILURES_PER_ADDRESS: '5' } });
+      t = await startTestApp({ env: { SIGNIN_FAILURES_PER_ACCOUNT: '3', SIGNIN_FAILURES_PER_ADDRESS: '5' }, overrides: { clock: stillClock() } });
     });
     afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutd
 import { join } from 'node:path';
 import { AppConfig } from '@gensvc/config';
 import { ReadStore } from '@gensvc/event-sourcing';
+import { Clock } from '@gensvc/kernel';
 import { SharedCounters, type ModuleDependencies } from '@gensvc/http';
 import { createLogger } from '@gensvc/logging';
 import { ReadStoreCounterBackend, SqliteCounterBackend } from './counter-backends';
@@ -21,8 +22,9 @@ class CountersLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /**
  * The counters every process shares (SharedCounters): MongoDB when MONGO_URL is set, else
- * `DATA_DIR/ratelimits.db`; kept in memory and reconciled every 200 ms. Imports: the storage
- * module. The rate limits and the identity context (failed sign-ins) import this module.
+ * `DATA_DIR/ratelimits.db`; kept in memory and reconciled every 200 ms. Their windows follow
+ * the service clock (a test clock stands still, so a test's requests fall in one window).
+ * Imports: the storage module. The rate limits and the identity context (failed sign-ins) import this module.
  */
 @Module({})
 export class SharedCountersModule {
@@ -33,9 +35,14 @@ export class SharedCountersModule {
       providers: [
         {
           provide: SharedCounters,
-          inject: [AppConfig, ReadStore],
-          useFactory: (config: AppConfig, readStore: ReadStore) =>
-            new ReconciledCounters(config.mongoUrl ? new ReadStoreCounterBackend(readStore) : new SqliteCounterBackend(join(config.dataDir, 'ratelimits.db')), createLogger(config.logLevel)),
+          inject: [AppConfig, ReadStore, Clock],
+          useFactory: (config: AppConfig, readStore: ReadStore, clock: Clock) =>
+            new ReconciledCounters(
+              config.mongoUrl ? new ReadStoreCounterBackend(readStore) : new SqliteCounterBackend(join(config.dataDir, 'ratelimits.db')),
+              createLogger(config.logLevel),
+              200,
+              () => clock.now().getTime(),
+            ),
         },
         CountersLifecycle,
       ],
