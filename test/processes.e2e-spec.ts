@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StandInSupplier } from '@gensvc/suppliers/testing/stand-in-supplier';
 import { catalogueWithHttpChannel } from '@gensvc/suppliers/testing/test-catalogue';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
-import { API_ENTRY, startServer, type ServerProcess } from './support/processes';
+import { API_ENTRY, readEventStore, startServer, type ServerProcess } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -53,6 +53,18 @@ describe('processes sharing one data directory', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  /**
+   * For what a process must not do, which no event announces (an api process running a task or
+   * sending a webhook): checks `check` every 50 ms for `ms` and fails as soon as it stops holding.
+   * The window is that process's chance to do it.
+   */
+  const staysTrue = async (what: string, check: () => Promise<boolean> | boolean, ms = 1500) => {
+    const end = Date.now() + ms;
+    do {
+      if (!(await check())) throw new Error(`no longer true: ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < end);
+  };
   const createTask = async (base: string, key: string, body: object) => {
     const q = await call(base, key, 'POST', '/v1/quotes', body);
     expect(q.status).toBe(200);
@@ -67,8 +79,7 @@ describe('processes sharing one data directory', () => {
     const api = await start({ PROCESS_ROLE: 'api' });
     const id = await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hello' } });
     // The local supplier takes 50 ms per state here: an executing process would be done long before.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await taskStatus(api.url, key, id)).toBe('queued');
+    await staysTrue('the task is queued while only the api process runs', async () => (await taskStatus(api.url, key, id)) === 'queued');
 
     const worker = await start({ PROCESS_ROLE: 'worker' });
     const models = await call(worker.url, key, 'GET', '/v1/models');
@@ -227,7 +238,15 @@ describe('processes sharing one data directory', () => {
     for (const id of assets) expect((await call(api.url, key, 'DELETE', `/v1/assets/${id}`)).status).toBe(200);
     const removals = (w: ServerProcess) => w.stderr().split('\n').filter((l) => l.includes('removed stored object') && l.includes('AssetDeleted')).length;
     await until('the bytes of the four deleted assets removed', async () => workers.reduce((n, w) => n + removals(w), 0) >= 4);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once the cleanup reactor's durable checkpoint has passed the deletions, no worker handles
+    // them again (one taking the reactor over starts from that checkpoint).
+    const store = readEventStore(dir);
+    try {
+      const head = store.head();
+      await until('the storage cleanup checkpoint past the deletions', async () => (store.reactorCheckpoint('assets.storage-cleanup') ?? -1n) >= head);
+    } finally {
+      store.close();
+    }
     expect(workers.map(removals).sort()).toEqual([0, 4]);
   });
 
@@ -242,8 +261,7 @@ describe('processes sharing one data directory', () => {
       expect(ep.status).toBe(201);
       receiver.answer('/roles', 500, 204);
       await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'roles' } });
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(receiver.on('/roles')).toHaveLength(0); // the api process neither builds nor sends messages
+      await staysTrue('no message at the receiver while only the api process runs', () => receiver.on('/roles').length === 0); // it neither builds nor sends messages
 
       const worker = await start({ ...env, PROCESS_ROLE: 'worker' });
       await receiver.until((r) => r.some((m) => m.path === '/roles'));
@@ -258,8 +276,7 @@ describe('processes sharing one data directory', () => {
       const retry = await call(api.url, key, 'POST', `/v1/webhook-endpoints/${ep.body.id}/deliveries/${refused.id}/retry`);
       expect(retry.status).toBe(202);
       const api2 = await start({ ...env, PROCESS_ROLE: 'api' });
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(receiver.on('/roles')).toHaveLength(1);
+      await staysTrue('the retry unsent while only api processes run', () => receiver.on('/roles').length === 1);
       expect((await deliveries(api2.url))[0]).toMatchObject({ id: refused.id, status: 'pending', attempts: [{ status_code: 500 }] });
 
       // A worker starting later sends it: the same message, delivered.
@@ -303,8 +320,8 @@ describe('processes sharing one data directory', () => {
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) ids.push(await createTask(api.url, key, { model: 'acme-writer', capability: 'text.generate', input: { prompt: `tides ${i}` } }));
       await until('every job at the supplier', async () => ids.every((id) => supplier.jobs.get(id)?.state.status === 'queued'));
-      // Give racing workers time to submit a second time, if they could.
-      await new Promise((r) => setTimeout(r, 1000));
+      // A job whose dispatch is recorded (its task runs) is never sent again, by any worker.
+      await until('every dispatch recorded', async () => (await Promise.all(ids.map((id) => taskStatus(api.url, key, id)))).every((s) => s === 'running'));
       expect(ids.map((id) => supplier.jobs.get(id)!.submits)).toEqual(ids.map(() => 1));
 
       await w1.kill();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { SqliteDatabase } from '@gensvc/storage';
 import { ROOT } from './operations-cli';
 
 export const API_ENTRY = join(ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
@@ -62,4 +63,17 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     await exited;
   };
   return { url, child, stderr: () => stderr, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}
+
+/**
+ * Reads the event store of `dataDir` (events.db, shared by the processes) as one more process
+ * would: the newest position and a reactor's durable checkpoint (undefined before its first).
+ */
+export function readEventStore(dataDir: string): { head(): bigint; reactorCheckpoint(reactor: string): bigint | undefined; close(): void } {
+  const db = new SqliteDatabase(join(dataDir, 'events.db'), { bigInts: true });
+  return {
+    head: () => db.prepare<[], { position: bigint | null }>('SELECT MAX(position) AS position FROM events').get()?.position ?? -1n,
+    reactorCheckpoint: (reactor) => db.prepare<[string], { position: bigint }>('SELECT position FROM checkpoints WHERE name = ?').get(`reactor:${reactor}`)?.position,
+    close: () => db.close(),
+  };
 }
