@@ -13,6 +13,7 @@ import { StorageModule } from '@gensvc/storage';
 import { CloseAccountHandler, CreateAccountHandler, CreateApiKeyHandler, IdentityModule, RevokeApiKeyHandler, UploadTokens } from '@gensvc/identity';
 import { AllExceptionsFilter } from '../apps/api/src/http/all-exceptions.filter';
 import { requestContextMiddleware } from '../apps/api/src/http/request-context.middleware';
+import { SharedCountersModule } from '../apps/api/src/rate-limit/rate-limit.module';
 
 @Controller('probe')
 class ProbeController {
@@ -50,7 +51,8 @@ class ProbeController {
 class ProbeApp {
   static forRoot(config: ReturnType<typeof loadConfig>): DynamicModule {
     const storage = StorageModule.forRoot(config);
-    return { module: ProbeApp, imports: [storage, IdentityModule.register({ imports: [storage] })], controllers: [ProbeController] };
+    const counters = SharedCountersModule.register({ imports: [storage] });
+    return { module: ProbeApp, imports: [storage, counters, IdentityModule.register({ imports: [storage, counters] })], controllers: [ProbeController] };
   }
 }
 
