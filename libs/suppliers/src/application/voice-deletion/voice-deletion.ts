@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventStore, WorkflowProcessor, type WorkflowOutcome } from '@gensvc/event-sourcing';
+import { EventStore, WorkflowProcessor, type WorkflowDefinition, type WorkflowOutcome } from '@gensvc/event-sourcing';
 import { VoiceDeletions } from '@gensvc/voices/contracts';
 import { voiceDeletionWorkflow, type VoiceDeletionCommand, type VoiceDeletionInput, type VoiceDeletionState } from '../../domain/voice-deletion-workflow';
 import { ChannelVoiceRemover } from './channel-voice-remover';
@@ -12,7 +12,9 @@ import { ChannelVoiceRemover } from './channel-voice-remover';
  * deletion 202 without waiting for it.
  */
 @Injectable()
-export class VoiceDeletion {
+export class VoiceDeletion implements WorkflowDefinition<string, VoiceDeletionInput, VoiceDeletionState, VoiceDeletionCommand> {
+  readonly name = 'suppliers.voice-deletion';
+  readonly workflow = voiceDeletionWorkflow;
   readonly processor: WorkflowProcessor<string, VoiceDeletionInput, VoiceDeletionState, VoiceDeletionCommand>;
 
   constructor(
@@ -20,23 +22,23 @@ export class VoiceDeletion {
     private readonly remover: ChannelVoiceRemover,
     @Inject(EventStore) events: EventStore,
   ) {
-    this.processor = new WorkflowProcessor(
-      {
-        name: 'suppliers.voice-deletion',
-        workflow: voiceDeletionWorkflow,
-        idOf: (voiceId) => voiceId,
-        history: async (voiceId) => {
-          const queued = await this.deletions.queued(voiceId);
-          return queued ? [{ type: 'VoiceDeletionQueued', data: { voice_id: voiceId, supplier: queued.supplier, supplier_voice_id: queued.supplierVoiceId } }] : [];
-        },
-        execute: (command) => this.execute(command),
-        finished: (state) => state.status === 'deleted',
-      },
-      events,
-    );
+    this.processor = new WorkflowProcessor(this, events);
   }
 
-  private async execute(c: VoiceDeletionCommand): Promise<WorkflowOutcome<VoiceDeletionInput>> {
+  idOf(voiceId: string): string {
+    return voiceId;
+  }
+
+  async history(voiceId: string): Promise<readonly VoiceDeletionInput[]> {
+    const queued = await this.deletions.queued(voiceId);
+    return queued ? [{ type: 'VoiceDeletionQueued', data: { voice_id: voiceId, supplier: queued.supplier, supplier_voice_id: queued.supplierVoiceId } }] : [];
+  }
+
+  finished(state: VoiceDeletionState): boolean {
+    return state.status === 'deleted';
+  }
+
+  async execute(c: VoiceDeletionCommand): Promise<WorkflowOutcome<VoiceDeletionInput>> {
     switch (c.type) {
       case 'RemoveAtSupplier':
         await this.remover.remove(c.data.supplier, c.data.supplier_voice_id);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventStore, WorkflowProcessor, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
+import { EventStore, WorkflowProcessor, type WorkflowDefinition, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
 import { SupplierGateway } from '@gensvc/suppliers/contracts';
 import { isTerminal, type TaskState } from '../../domain/task';
 import { taskCancellationWorkflow, type CancellationCommand, type CancellationInput, type CancellationState } from '../../domain/task-cancellation-workflow';
@@ -15,7 +15,9 @@ import { TaskStore } from '../task-store';
  * the request and asking the supplier).
  */
 @Injectable()
-export class TaskCancellation {
+export class TaskCancellation implements WorkflowDefinition<string, CancellationInput, CancellationState, CancellationCommand> {
+  readonly name = 'tasks.cancellation';
+  readonly workflow = taskCancellationWorkflow;
   readonly processor: WorkflowProcessor<string, CancellationInput, CancellationState, CancellationCommand>;
 
   constructor(
@@ -24,18 +26,20 @@ export class TaskCancellation {
     private readonly settlement: TaskSettlement,
     @Inject(EventStore) events: EventStore,
   ) {
-    this.processor = new WorkflowProcessor(
-      {
-        name: 'tasks.cancellation',
-        workflow: taskCancellationWorkflow,
-        idOf: (taskId) => taskId,
-        history: async (taskId) => cancellationInputs(await this.tasks.load(taskId)),
-        execute: (command) => this.execute(command),
-        // Asked (the supplier's answer follows as events), canceled and settled, or ended otherwise.
-        finished: (state) => state.status !== 'requested',
-      },
-      events,
-    );
+    this.processor = new WorkflowProcessor(this, events);
+  }
+
+  idOf(taskId: string): string {
+    return taskId;
+  }
+
+  async history(taskId: string): Promise<readonly CancellationInput[]> {
+    return cancellationInputs(await this.tasks.load(taskId));
+  }
+
+  /** Asked (the supplier's answer follows as events), canceled and settled, or ended otherwise. */
+  finished(state: CancellationState): boolean {
+    return state.status !== 'requested';
   }
 
   /** Runs the cancellation of `taskId` inline from what `trigger` recorded (the task's state after it). */
@@ -43,7 +47,7 @@ export class TaskCancellation {
     return this.processor.start(taskId, async () => cancellationInputs(await trigger()));
   }
 
-  private async execute(c: CancellationCommand): Promise<WorkflowOutcome<CancellationInput>> {
+  async execute(c: CancellationCommand): Promise<WorkflowOutcome<CancellationInput>> {
     const taskId = c.data.task_id;
     switch (c.type) {
       case 'AskSupplierToCancel': {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { streamName } from '@gensvc/kernel';
-import { EventStore, handleCommand, loadAggregate, WorkflowProcessor, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
+import { EventStore, handleCommand, loadAggregate, WorkflowProcessor, type WorkflowDefinition, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
 import { QuoteBook } from '@gensvc/quoting/contracts';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { TASK_CREATION_STREAM, taskCreationDecider, type CreationIntent } from '../../domain/task-creation';
@@ -17,7 +17,11 @@ import { TaskStore } from '../task-store';
  * intent the request did not finish.
  */
 @Injectable()
-export class TaskCreation {
+export class TaskCreation implements WorkflowDefinition<CreationIntent, CreationInput, CreationState, CreationCommand> {
+  readonly name = 'tasks.creation';
+  readonly workflow = taskCreationWorkflow;
+  /** Its commands touch only the event store: a fresh creation goes into one group commit. */
+  readonly chained = true;
   readonly processor: WorkflowProcessor<CreationIntent, CreationInput, CreationState, CreationCommand>;
 
   constructor(
@@ -26,18 +30,15 @@ export class TaskCreation {
     private readonly wallet: WalletCommands,
     @Inject(EventStore) events: EventStore,
   ) {
-    this.processor = new WorkflowProcessor(
-      {
-        name: 'tasks.creation',
-        workflow: taskCreationWorkflow,
-        chained: true,
-        idOf: (intent) => intent.task_id,
-        history: (intent) => this.history(intent),
-        execute: (command) => this.execute(command),
-        finished: (state) => state.status === 'created' || state.status === 'rolled_back',
-      },
-      events,
-    );
+    this.processor = new WorkflowProcessor(this, events);
+  }
+
+  idOf(intent: CreationIntent): string {
+    return intent.task_id;
+  }
+
+  finished(state: CreationState): boolean {
+    return state.status === 'created' || state.status === 'rolled_back';
   }
 
   /** A new intent: records it and runs the creation (state `none` when another intent holds the key: its creation is not run here). */
@@ -50,13 +51,13 @@ export class TaskCreation {
   }
 
   /** What is stored of the creation: its intent (if it is the one stored under its key) and the task stream's outcome. */
-  private async history(intent: CreationIntent): Promise<readonly CreationInput[]> {
+  async history(intent: CreationIntent): Promise<readonly CreationInput[]> {
     const stored = (await loadAggregate(this.tasks.events, streamName(TASK_CREATION_STREAM, intent.creation_id), taskCreationDecider)).state.intent;
     if (stored?.task_id !== intent.task_id) return [];
     return [{ type: 'TaskCreationRequested', data: stored }, ...outcomeInputs(await this.tasks.load(intent.task_id))];
   }
 
-  private async execute(c: CreationCommand): Promise<WorkflowOutcome<CreationInput>> {
+  async execute(c: CreationCommand): Promise<WorkflowOutcome<CreationInput>> {
     switch (c.type) {
       case 'AcceptQuote': {
         const r = await this.quotes.accept(c.data.quote_id, c.data.account_id, c.data.task_id);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventStore, WorkflowProcessor, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
+import { EventStore, WorkflowProcessor, type WorkflowDefinition, type WorkflowOutcome, type WorkflowRun } from '@gensvc/event-sourcing';
 import { WalletCommands } from '@gensvc/wallet/contracts';
 import { isTerminal, type TaskState } from '../../domain/task';
 import { taskSettlementWorkflow, type SettlementCommand, type SettlementInput, type SettlementState } from '../../domain/task-settlement-workflow';
@@ -13,7 +13,9 @@ import { TaskStore } from '../task-store';
  * `TaskSettlementReactor` resumes it for every terminal event an inline run did not settle.
  */
 @Injectable()
-export class TaskSettlement {
+export class TaskSettlement implements WorkflowDefinition<string, SettlementInput, SettlementState, SettlementCommand> {
+  readonly name = 'tasks.settlement';
+  readonly workflow = taskSettlementWorkflow;
   readonly processor: WorkflowProcessor<string, SettlementInput, SettlementState, SettlementCommand>;
 
   constructor(
@@ -21,17 +23,19 @@ export class TaskSettlement {
     private readonly wallet: WalletCommands,
     @Inject(EventStore) events: EventStore,
   ) {
-    this.processor = new WorkflowProcessor(
-      {
-        name: 'tasks.settlement',
-        workflow: taskSettlementWorkflow,
-        idOf: (taskId) => taskId,
-        history: async (taskId) => settlementInputs(await this.tasks.load(taskId)),
-        execute: (command) => this.execute(command),
-        finished: (state) => state.status === 'settled',
-      },
-      events,
-    );
+    this.processor = new WorkflowProcessor(this, events);
+  }
+
+  idOf(taskId: string): string {
+    return taskId;
+  }
+
+  async history(taskId: string): Promise<readonly SettlementInput[]> {
+    return settlementInputs(await this.tasks.load(taskId));
+  }
+
+  finished(state: SettlementState): boolean {
+    return state.status === 'settled';
   }
 
   /** Settles `taskId` inline, from its state as the command that ended it left it. */
@@ -39,7 +43,7 @@ export class TaskSettlement {
     return this.processor.start(taskId, async () => settlementInputs(ended));
   }
 
-  private async execute(c: SettlementCommand): Promise<WorkflowOutcome<SettlementInput>> {
+  async execute(c: SettlementCommand): Promise<WorkflowOutcome<SettlementInput>> {
     switch (c.type) {
       case 'CaptureFunds':
       case 'ReleaseFunds': {
