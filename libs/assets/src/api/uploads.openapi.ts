@@ -20,10 +20,10 @@ export const UPLOADS_OPENAPI: ControllerOpenApi<UploadsController> = {
     operationId: 'assets.upload',
     summary: 'Upload a file directly (raw bytes; no session, no idempotent recovery)',
     tag: 'Uploads',
-    headers: [
-      { name: 'X-Filename', required: true, description: 'URL-encoded file name, 1 to 200 characters', schema: { type: 'string', minLength: 1 } },
-      { name: 'Content-Type', required: true, description: 'the real type of the file', schema: { enum: [...ACCEPTED_MIMES] } },
-    ],
+    // Content-Type is the request body's media type (one of the body's content types: the
+    // real type of the file); OpenAPI ignores a header parameter of that name, so none is declared.
+    description: "The request's Content-Type is the real type of the file, one of the body's media types.",
+    headers: [{ name: 'X-Filename', required: true, description: 'URL-encoded file name, 1 to 200 characters', schema: { type: 'string', minLength: 1 } }],
     requestBody: { required: true, content: FILE_BODY },
     responses: { 201: json('the registered asset', ref('Asset')) },
     errors: [
@@ -101,7 +101,7 @@ export const UPLOADS_OPENAPI: ControllerOpenApi<UploadsController> = {
     summary: 'Send the bytes of a prepared upload (X-Upload-Token only)',
     tag: 'Uploads',
     description: 'Re-send the whole file after an interruption (no chunks, no resume). Content-Type must equal the prepared MIME.',
-    headers: [{ name: 'Content-Type', required: true, description: 'the MIME returned by prepare', schema: { enum: [...ACCEPTED_MIMES] } }],
+    // Content-Type (the prepared MIME) is the body's media type; OpenAPI ignores a header parameter of that name.
     requestBody: { required: true, content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
     responses: { 200: json('the upload (uploaded, or completed already)', ref('Upload')) },
     errors: [

@@ -2874,6 +2874,7 @@ export const document: OpenApiDocument = {
       "post": {
         "operationId": "assets.upload",
         "summary": "Upload a file directly (raw bytes; no session, no idempotent recovery)",
+        "description": "The request's Content-Type is the real type of the file, one of the body's media types.",
         "tags": [
           "Uploads"
         ],
@@ -2896,24 +2897,6 @@ export const document: OpenApiDocument = {
             "schema": {
               "type": "string",
               "minLength": 1
-            }
-          },
-          {
-            "name": "Content-Type",
-            "in": "header",
-            "required": true,
-            "description": "the real type of the file",
-            "schema": {
-              "enum": [
-                "image/png",
-                "image/jpeg",
-                "image/webp",
-                "video/mp4",
-                "audio/mpeg",
-                "audio/wav",
-                "application/json",
-                "text/plain"
-              ]
             }
           },
           {
@@ -4104,24 +4087,6 @@ export const document: OpenApiDocument = {
               "type": "string",
               "minLength": 1,
               "maxLength": 200
-            }
-          },
-          {
-            "name": "Content-Type",
-            "in": "header",
-            "required": true,
-            "description": "the MIME returned by prepare",
-            "schema": {
-              "enum": [
-                "image/png",
-                "image/jpeg",
-                "image/webp",
-                "video/mp4",
-                "audio/mpeg",
-                "audio/wav",
-                "application/json",
-                "text/plain"
-              ]
             }
           },
           {

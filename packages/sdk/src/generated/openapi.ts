@@ -246,7 +246,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload a file directly (raw bytes; no session, no idempotent recovery) */
+        /**
+         * Upload a file directly (raw bytes; no session, no idempotent recovery)
+         * @description The request's Content-Type is the real type of the file, one of the body's media types.
+         */
         post: operations["assets.upload"];
         delete?: never;
         options?: never;
@@ -2750,8 +2753,6 @@ export interface operations {
             header: {
                 /** @description URL-encoded file name, 1 to 200 characters */
                 "X-Filename": string;
-                /** @description the real type of the file */
-                "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
                 /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
@@ -3312,9 +3313,7 @@ export interface operations {
     "assets.upload.content": {
         parameters: {
             query?: never;
-            header: {
-                /** @description the MIME returned by prepare */
-                "Content-Type": "image/png" | "image/jpeg" | "image/webp" | "video/mp4" | "audio/mpeg" | "audio/wav" | "application/json" | "text/plain";
+            header?: {
                 /** @description optional; reused as the request id when it is 1 to 128 characters [A-Za-z0-9._-], otherwise replaced by a generated one (never refused) */
                 "X-Request-Id"?: string;
             };
