@@ -46,6 +46,26 @@ describe('processes sharing one data directory', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   };
+  /** The file the upload tests send, its upload metadata, and two ways to send it once prepared. */
+  const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
+  const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
+  type Prepared = { upload_id: string; upload: { headers: Record<string, string> } };
+  /** Starts a receive that sends 10 bytes and then waits (it holds its slots). */
+  const slowPut = (base: string, p: Prepared) => {
+    const u = new URL(base);
+    const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: `/v1/uploads/${p.upload_id}/content`, headers: { ...p.upload.headers, 'content-length': png.length } });
+    const done = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+    });
+    req.write(png.subarray(0, 10));
+    return { req, done, finish: () => req.end(png.subarray(10)) };
+  };
+  /** Sends the whole file at once (the upload's own headers carry its token). */
+  const put = (base: string, p: Prepared) => fetch(`${base}/v1/uploads/${p.upload_id}/content`, { method: 'PUT', headers: p.upload.headers, body: png });
   const until = async (what: string, fn: () => Promise<boolean>, ms = 30_000) => {
     const end = Date.now() + ms;
     while (!(await fn())) {
@@ -115,31 +135,13 @@ describe('processes sharing one data directory', () => {
     const [x, y, z, v, w] = [await account(), await account(), await account(), await account(), await account()];
     const a = await start({ PROCESS_ROLE: 'api' });
     const b = await start({ PROCESS_ROLE: 'api' });
-    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
-    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
     const prepared = async (base: string, key: string) => {
       const p = await call(base, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() });
       expect(p.status).toBe(200);
-      return p.body as { upload_id: string; upload: { headers: Record<string, string> } };
-    };
-    /** Starts a receive that sends 10 bytes and then waits (it holds its slots). */
-    const slowPut = (base: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) => {
-      const u = new URL(base);
-      const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: `/v1/uploads/${p.upload_id}/content`, headers: { ...p.upload.headers, 'content-length': png.length } });
-      const done = new Promise<number>((resolve, reject) => {
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-      });
-      req.write(png.subarray(0, 10));
-      return { req, done, finish: () => req.end(png.subarray(10)) };
+      return p.body as Prepared;
     };
     const uploading = (base: string, key: string, id: string) =>
       until(`${id} uploading`, async () => (await call(base, key, 'GET', `/v1/uploads/${id}`)).body.status === 'uploading');
-    const put = (base: string, key: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) =>
-      fetch(`${base}/v1/uploads/${p.upload_id}/content`, { method: 'PUT', headers: p.upload.headers, body: png });
 
     // Account x: one receive in each process; a third, in either, is refused.
     const x1 = await prepared(a.url, x);
@@ -148,7 +150,7 @@ describe('processes sharing one data directory', () => {
     const sx2 = slowPut(b.url, x2);
     await uploading(a.url, x, x1.upload_id);
     await uploading(b.url, x, x2.upload_id);
-    const third = await put(b.url, x, await prepared(b.url, x));
+    const third = await put(b.url, await prepared(b.url, x));
     expect(third.status).toBe(429);
     expect(((await third.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -159,15 +161,15 @@ describe('processes sharing one data directory', () => {
     expect(await sx2.done).toBe(200);
     const sy = [slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, v)), slowPut(b.url, await prepared(b.url, w))];
     const zp = await prepared(a.url, z);
-    await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
-    const refused = await put(a.url, z, zp);
+    await until('four receives', async () => (await put(a.url, zp)).status === 429);
+    const refused = await put(a.url, zp);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UPLOAD_BUSY');
 
     // A receive that ends in process b frees its slot for process a.
     sy[0].finish();
     expect(await sy[0].done).toBe(200);
-    expect((await put(a.url, z, zp)).status).toBe(200);
+    expect((await put(a.url, zp)).status).toBe(200);
     for (const s of [sx1, sy[1], sy[2]]) s.finish();
     expect(await Promise.all([sx1.done, sy[1].done, sy[2].done])).toEqual([200, 200, 200]);
   });
@@ -176,32 +178,15 @@ describe('processes sharing one data directory', () => {
     const [x, y, z] = [await account(), await account(), await account()];
     const a = await start({ PROCESS_ROLE: 'api' });
     const b = await start({ PROCESS_ROLE: 'api' });
-    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
-    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
-    const prepared = async (base: string, key: string) => (await call(base, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() })).body as { upload_id: string; upload: { headers: Record<string, string> } };
-    const slowPut = (base: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) => {
-      const u = new URL(base);
-      const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: `/v1/uploads/${p.upload_id}/content`, headers: { ...p.upload.headers, 'content-length': png.length } });
-      const done = new Promise<number>((resolve, reject) => {
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-      });
-      req.write(png.subarray(0, 10));
-      return { req, done, finish: () => req.end(png.subarray(10)) };
-    };
-    const put = (base: string, key: string, p: { upload_id: string; upload: { headers: Record<string, string> } }) =>
-      fetch(`${base}/v1/uploads/${p.upload_id}/content`, { method: 'PUT', headers: p.upload.headers, body: png });
+    const prepared = async (base: string, key: string) => (await call(base, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() })).body as Prepared;
     // x and y hold the four receives in process b.
     const held = [slowPut(b.url, await prepared(b.url, x)), slowPut(b.url, await prepared(b.url, x)), slowPut(b.url, await prepared(b.url, y)), slowPut(b.url, await prepared(b.url, y))];
     const zp = await prepared(a.url, z);
-    await until('four receives', async () => (await put(a.url, z, zp)).status === 429);
+    await until('four receives', async () => (await put(a.url, zp)).status === 429);
     // One of them gives way in process b (429) and its slot goes to z in process a.
     const gaveWay = await Promise.race(held.map(async (h) => ({ h, status: await h.done })));
     expect(gaveWay.status).toBe(429);
-    await until('z receives', async () => (await put(a.url, z, zp)).status === 200);
+    await until('z receives', async () => (await put(a.url, zp)).status === 200);
     const rest = held.filter((h) => h !== gaveWay.h);
     for (const h of rest) h.finish();
     expect(await Promise.all(rest.map((h) => h.done))).toEqual([200, 200, 200]);
@@ -224,13 +209,11 @@ describe('processes sharing one data directory', () => {
     const key = await account();
     const api = await start({ PROCESS_ROLE: 'api' });
     const workers = [await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' }), await start({ PROCESS_ROLE: 'worker', LOG_LEVEL: 'debug' })];
-    const png = readFileSync(join(__dirname, 'fixtures', 'image.png'));
-    const meta = { name: 'a.png', mime: 'image/png', size: png.length, checksum: createHash('sha256').update(png).digest('hex') };
     const assets: string[] = [];
     for (let i = 0; i < 4; i++) {
       const p = await call(api.url, key, 'POST', '/v1/uploads/prepare', { ...meta, idempotency_key: randomUUID() });
       expect(p.status).toBe(200);
-      expect((await fetch(`${api.url}/v1/uploads/${p.body.upload_id}/content`, { method: 'PUT', headers: p.body.upload.headers, body: png })).status).toBe(200);
+      expect((await put(api.url, p.body)).status).toBe(200);
       const done = await call(api.url, key, 'POST', `/v1/uploads/${p.body.upload_id}/complete`, {});
       expect(done.status).toBe(200);
       assets.push(done.body.asset_id);

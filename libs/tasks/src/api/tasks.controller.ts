@@ -10,6 +10,7 @@ import { parseListQuery } from '../application/task-list/list-query';
 import { TaskQueries, type Page } from '../application/task-list/task-queries';
 import { TaskWatch } from '../application/task-list/task-watch';
 import { taskView, type BillView, type CancelView, type TaskView } from '../application/task-views';
+import { isTerminal, type TaskStatus } from '../domain/task';
 import { preferredWait } from './prefer-wait';
 import { lastEventVersion, streamTask } from './task-event-stream';
 import { TASKS_OPENAPI } from './tasks.openapi';
@@ -152,6 +153,5 @@ export class TasksController {
 /** 202 while the supplier's answer is outstanding; 200 once the cancellation is decided (confirmed, not needed, refused, unconfirmed). */
 function cancelStatus(view: CancelView): 200 | 202 {
   const c = view.cancellation.status;
-  const finished = view.status === 'succeeded' || view.status === 'failed' || view.status === 'canceled';
-  return !finished && (c === 'requested' || c === 'checking' || c === 'none') ? 202 : 200;
+  return !isTerminal(view.status as TaskStatus) && (c === 'requested' || c === 'checking' || c === 'none') ? 202 : 200;
 }

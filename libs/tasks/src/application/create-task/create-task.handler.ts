@@ -98,7 +98,7 @@ export class CreateTaskHandler {
       if (!winner) throw new Error(`no intent stored under creation ${creationId}`);
       return this.resume(winner, bodyHash);
     }
-    return answer(run, (r) => (r.status === 'created' ? fold(taskDecider, [{ type: 'TaskCreated', data: r.task }]) : null));
+    return answer(run, run.state.status === 'created' ? fold(taskDecider, [{ type: 'TaskCreated', data: run.state.task }]) : null);
   }
 
   private async intentOf(stream: string): Promise<CreationIntent | null> {
@@ -111,8 +111,7 @@ export class CreateTaskHandler {
       throw new IdempotencyConflict(created ? intent.task_id : null);
     }
     const run = await this.creation.processor.run(intent);
-    const current = await this.tasks.load(intent.task_id);
-    return answer(run, () => current);
+    return answer(run, await this.tasks.load(intent.task_id));
   }
 
   /** Assets and voices named by the quote must still be usable (deleted meanwhile → 400). */
@@ -133,9 +132,8 @@ export class IdempotencyConflict extends AppError {
   }
 }
 
-/** The request's answer: the task (as `taskOf` reads it), or the refusal the creation was rolled back with. */
-function answer(run: WorkflowRun<CreationState>, taskOf: (state: CreationState) => TaskState | null): CreateTaskResult {
-  const task = taskOf(run.state);
+/** The request's answer: the task (its stream's state), or the refusal the creation was rolled back with. */
+function answer(run: WorkflowRun<CreationState>, task: TaskState | null): CreateTaskResult {
   if (run.state.status === 'created' && task?.kind === 'task') return { task: task.task, position: run.position };
   if (run.state.status === 'rolled_back' && run.state.refusal) throw new AppError(run.state.refusal.code as AppError['code'], run.state.refusal.message);
   throw new Error(`the creation of task ${'intent' in run.state ? run.state.intent?.task_id : 'none'} did not finish (${run.state.status})`);
