@@ -8,6 +8,8 @@ import { ArkStandIn } from '@gensvc/suppliers/testing/stand-ins/ark.stand-in';
 import { DashScopeStandIn } from '@gensvc/suppliers/testing/stand-ins/dashscope.stand-in';
 import { FalStandIn } from '@gensvc/suppliers/testing/stand-ins/fal.stand-in';
 import { ReplicateStandIn } from '@gensvc/suppliers/testing/stand-ins/replicate.stand-in';
+import { EventStore } from '@gensvc/event-sourcing';
+import type { SupplierJobEvent } from '@gensvc/suppliers/contracts';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 
@@ -443,6 +445,52 @@ describe('failover between routes', () => {
     expect(done.status).toBe('succeeded');
     expect(submits(a) - before).toBe(3);
     expect(a.jobs().filter((j) => j.status !== 'canceled').length).toBe(0);
+  });
+
+  it('goes on after a restart with the route the job had reached, waiting as that route asked, instead of starting over', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gensvc-failover-restart-'));
+    const origin = b.webhookOrigin;
+    const boot = async () => {
+      const app = await startTestApp({ dataDir, env: { PUBLIC_BASE_URL: 'https://gensvc.example' } });
+      b.webhookOrigin = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
+      return app;
+    };
+    let app = await boot();
+    try {
+      const owner = await createAccount(app, { credit: '100.00' });
+      const available = async () => (await app.http().get(`/v1/models/${MODEL}`).set(bearer(owner))).body.available === true;
+      await until('the route probes', available);
+      const [beforeA, beforeB, seenB] = [submits(a), submits(b), b.jobs().length];
+      a.fault('submit', { status: 429, retryAfter: 120 }); // the first route is spent at once
+      b.fault('submit', { status: 503, retryAfter: 3 }); // the second asks to be tried again in 3 s
+      const q = await app.http().post('/v1/quotes').set(bearer(owner)).send({ model: MODEL, capability: 'text.generate', input: { prompt: 'survive a restart' } }).expect(200);
+      const res = await app.http().post('/v1/tasks').set(bearer(owner)).set('Idempotency-Key', `k-${randomUUID()}`).send({ quote_id: q.body.quote_id }).expect(202);
+      const taskId = res.body.id as string;
+      const stream = async () => (await app.app.get(EventStore).readStream(`supplierjob-${taskId}`)).map((r) => ({ type: r.type, data: r.data }) as SupplierJobEvent);
+      await until('the second route asked to wait', async () => (await stream()).some((e) => e.type === 'SupplierJobNotTaken' && e.data.channel === 'rep-b'));
+      await app.close();
+      app = await boot();
+      await until('the route probes after the restart', available);
+      const job = await until('the job on the second route', async () => b.jobs()[seenB]);
+      b.run(job.id);
+      b.succeed(job.id, [{ kind: 'text', text: 'after the restart' }]);
+      expect(await until('the webhook taken', async () => ((code) => (code === 503 ? undefined : code))(await b.sendWebhook!(job.id, WEBHOOK_SECRET)))).toBe(200);
+      const done = await until('settled', async () => {
+        const x = (await app.http().get(`/v1/tasks/${taskId}`).set(bearer(owner)).expect(200)).body as TaskBody;
+        return x.settlement_status !== 'reserved' ? x : undefined;
+      });
+      expect([done.status, done.output!.text, done.charged_amount]).toEqual(['succeeded', 'after the restart', q.body.estimated_amount]);
+      // The first route was asked once; the second twice: its refusal, then after its Retry-After (3 s after the refusal, not sooner).
+      expect([submits(a) - beforeA, submits(b) - beforeB]).toEqual([1, 2]);
+      const events = await stream();
+      const refused = events.find((e) => e.type === 'SupplierJobNotTaken' && e.data.channel === 'rep-b') as Extract<SupplierJobEvent, { type: 'SupplierJobNotTaken' }>;
+      const resent = events.filter((e): e is Extract<SupplierJobEvent, { type: 'SupplierJobSubmitting' }> => e.type === 'SupplierJobSubmitting' && e.data.channel === 'rep-b')[1];
+      expect(Date.parse(resent.data.at)).toBeGreaterThanOrEqual(Date.parse(refused.data.retry_at!));
+    } finally {
+      await app.close();
+      b.webhookOrigin = origin;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('moves on at once when the first route\'s provider does not know the model', async () => {

@@ -1,4 +1,5 @@
 import type { SupplierJobCommand, SupplierJobState, JobInfo, RemoteJob } from '../domain/supplier-job';
+import type { StepNext } from '../domain/supplier-job-workflow';
 
 export type ActiveJob = Extract<SupplierJobState, { status: 'queued' | 'dispatched' }>;
 
@@ -6,7 +7,9 @@ export type ActiveJob = Extract<SupplierJobState, { status: 'queued' | 'dispatch
 export interface JobContext {
   /** Records a command on the job's stream (optimistic concurrency); returns the state after it. */
   record(command: DistributiveOmit<SupplierJobCommand, 'metadata'>): Promise<SupplierJobState>;
-  /** Per-process scratch state of this job (timers, attempt counters); lost on restart by design. */
+  /** The service clock (the time of the job's events: deadlines, route retries). */
+  now(): Date;
+  /** Per-process scratch state of this job (when to poll next); lost on restart by design. */
   readonly runtime: Record<string, number | boolean | undefined>;
   /** Aborted when the service shuts down. */
   readonly signal: AbortSignal;
@@ -15,10 +18,11 @@ export interface JobContext {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
- * What a channel's step answers: look again in `ms` milliseconds, wait without a timer
- * (until an event, a callback or the deadline), or nothing left to do.
+ * What a channel's step answers (the supplier job workflow's `StepNext`): look again in `inMs`
+ * milliseconds, wait without a timer (until an event, a callback or the deadline), or nothing
+ * left to do.
  */
-export type StepResult = { readonly inMs: number } | 'wait' | 'done';
+export type StepResult = StepNext;
 
 /**
  * A supplier channel (the built-in local supplier, or one external HTTP supplier). The

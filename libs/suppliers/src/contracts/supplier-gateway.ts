@@ -84,8 +84,17 @@ export type SupplierJobEvent =
    * job whose answer was lost: it is never sent blindly again (CONTRACT §14).
    */
   | { type: 'SupplierJobSubmitting'; data: { task_id: string; account_id: string; channel: string; route: number; at: string } }
-  /** The route answered without taking the job (429, 5xx, refused connection): another try or route may follow. */
-  | { type: 'SupplierJobNotTaken'; data: { task_id: string; account_id: string; channel: string; route: number; reason: string; at: string } }
+  /**
+   * The route did not take the job: it answered without taking it (429, 5xx, 401/403, 404, a
+   * refused connection), or it could not be sent it (its input mapping failed). The route is
+   * tried again from `retry_at`, or, when `route_spent`, not again: the next route is tried
+   * (CONTRACT §14: 3 attempts or 30 seconds on a route). Written before the last two fields
+   * were, an event without them counts as an attempt to retry at once.
+   */
+  | {
+      type: 'SupplierJobNotTaken';
+      data: { task_id: string; account_id: string; channel: string; route: number; reason: string; at: string; retry_at?: string; route_spent?: boolean };
+    }
   /**
    * The supplier holds the job now (the task is running). On a provider route: which channel
    * and route took it, the provider's job id and the route's unit cost (internal bookkeeping,

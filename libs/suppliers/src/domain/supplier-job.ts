@@ -1,5 +1,6 @@
 import type { Command, Decider } from '@gensvc/kernel';
 import type { SupplierJobEvent, SupplierJobOutput, SupplierJobQueuedData } from '../contracts/supplier-gateway';
+import { afterAttempt, routeKey, type RouteTries } from './route-failover';
 
 /**
  * The supplier job of one task (stream `supplierjob-<task_id>`):
@@ -11,6 +12,8 @@ import type { SupplierJobEvent, SupplierJobOutput, SupplierJobQueuedData } from 
  * about to go out); `NotTaken` clears the mark when the provider answered without taking
  * the job. A job found `submitting` after a crash or a lost answer may exist at the
  * provider: it is dispatched only by what the provider says, never by sending again.
+ * What each route did with the job (attempts, when to try it again, whether it is spent) is
+ * folded from `NotTaken` (`route-failover.ts`), so failover survives restarts and hand-overs.
  * A cancel of a queued job that is `submitting` cancels it here; the channel then cancels
  * at the provider whatever the submit created.
  *
@@ -39,6 +42,8 @@ export interface JobInfo {
 export interface Submitting {
   readonly channel: string;
   readonly route: number;
+  /** When it went out. */
+  readonly since: string;
 }
 
 /** The provider job that runs a dispatched job. */
@@ -53,7 +58,13 @@ export type CancelState = 'none' | 'checking' | 'refused' | 'unconfirmed';
 
 export type SupplierJobState =
   | { readonly status: 'none' }
-  | { readonly status: 'queued'; readonly job: JobInfo; readonly submitting: Submitting | null }
+  | {
+      readonly status: 'queued';
+      readonly job: JobInfo;
+      readonly submitting: Submitting | null;
+      /** What each provider route did with the job, by `routeKey`. */
+      readonly routes: Readonly<Record<string, RouteTries>>;
+    }
   | {
       readonly status: 'dispatched';
       readonly job: JobInfo;
@@ -88,7 +99,13 @@ export type SupplierJobCommand =
       }
     >
   | Command<'BeginSubmit', { readonly channel: string; readonly route: number }>
-  | Command<'SubmitNotTaken', { readonly route: number; readonly reason: string }>
+  /**
+   * The route being sent the job did not take it: `retry_after_ms` is the provider's
+   * `Retry-After`; `route_unusable`, the route cannot run the job at all (404: an unknown model).
+   */
+  | Command<'SubmitNotTaken', { readonly route: number; readonly reason: string; readonly retry_after_ms?: number; readonly route_unusable?: boolean }>
+  /** The route cannot be sent the job (its input mapping failed, the voice is another channel's): try the next. */
+  | Command<'SkipRoute', { readonly channel: string; readonly route: number; readonly reason: string }>
   | Command<
       'DispatchJob',
       { readonly channel?: string; readonly route?: number; readonly supplier_model?: string; readonly remote_id?: string; readonly unit_cost?: string }
@@ -145,9 +162,21 @@ export function decide(command: SupplierJobCommand, state: SupplierJobState): Su
     case 'BeginSubmit':
       if (state.status !== 'queued' || state.submitting) return [];
       return [{ type: 'SupplierJobSubmitting', data: { ...ids(state), channel: command.data.channel, route: command.data.route, at: now } }];
-    case 'SubmitNotTaken':
+    case 'SubmitNotTaken': {
       if (state.status !== 'queued' || state.submitting?.route !== command.data.route) return [];
-      return [{ type: 'SupplierJobNotTaken', data: { ...ids(state), channel: state.submitting.channel, route: command.data.route, reason: command.data.reason, at: now } }];
+      const { channel, route, since } = state.submitting;
+      const { retryAt, spent } = afterAttempt(state.job.taskId, state.routes[routeKey(channel, route)], since, command.metadata.now, {
+        retryAfterMs: command.data.retry_after_ms,
+        unusable: command.data.route_unusable,
+      });
+      return [notTaken(state, channel, route, command.data.reason, now, spent ? { route_spent: true } : { retry_at: retryAt! })];
+    }
+    case 'SkipRoute': {
+      const { channel, route } = command.data;
+      if (state.status !== 'queued' || (state.submitting && (state.submitting.channel !== channel || state.submitting.route !== route))) return [];
+      if (state.routes[routeKey(channel, route)]?.spent) return [];
+      return [notTaken(state, channel, route, command.data.reason, now, { route_spent: true })];
+    }
     case 'DispatchJob': {
       if (state.status !== 'queued') return [];
       const d = command.data;
@@ -197,6 +226,17 @@ export function decide(command: SupplierJobCommand, state: SupplierJobState): Su
   }
 }
 
+function notTaken(
+  state: SupplierJobState,
+  channel: string,
+  route: number,
+  reason: string,
+  at: string,
+  next: { retry_at: string } | { route_spent: true },
+): SupplierJobEvent {
+  return { type: 'SupplierJobNotTaken', data: { ...ids(state), channel, route, reason, at, ...next } };
+}
+
 function refuseOpenCheck(state: Extract<SupplierJobState, { status: 'dispatched' }>, now: string): SupplierJobEvent[] {
   return state.cancel === 'checking' ? [{ type: 'SupplierCancelRefused', data: { ...ids(state), at: now } }] : [];
 }
@@ -219,14 +259,25 @@ export function evolve(state: SupplierJobState, event: SupplierJobEvent): Suppli
           localBehavior: d.local_behavior ?? {},
         },
         submitting: null,
+        routes: {},
       };
     }
     case 'SupplierJobSubmitting':
       if (state.status !== 'queued') return state;
-      return { ...state, submitting: { channel: event.data.channel, route: event.data.route } };
-    case 'SupplierJobNotTaken':
+      return { ...state, submitting: { channel: event.data.channel, route: event.data.route, since: event.data.at } };
+    case 'SupplierJobNotTaken': {
       if (state.status !== 'queued') return state;
-      return { ...state, submitting: null };
+      const d = event.data;
+      const key = routeKey(d.channel, d.route);
+      const previous = state.routes[key];
+      const tries: RouteTries = {
+        attempts: (previous?.attempts ?? 0) + 1,
+        since: previous?.since ?? state.submitting?.since ?? d.at,
+        retryAt: d.retry_at ?? null,
+        spent: d.route_spent === true,
+      };
+      return { ...state, submitting: null, routes: { ...state.routes, [key]: tries } };
+    }
     case 'SupplierJobDispatched': {
       if (state.status !== 'queued') return state;
       const d = event.data;

@@ -40,10 +40,41 @@ describe('supplier job decider', () => {
     it('never marks twice: a job found submitting may exist at the provider', () =>
       spec.given([queued, submitting]).when({ type: 'BeginSubmit', data: { channel: 'fal', route: 1 }, metadata: at(T1) }).then([]));
     it('clears the mark when the provider did not take the job, so another route may be tried', () => {
-      const notTaken: SupplierJobEvent = { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_429', at: T1 } };
-      spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_429' }, metadata: at(T1) }).then([notTaken]);
+      const notTaken: SupplierJobEvent = { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_429', at: T1, retry_at: '2026-01-01T00:00:03.000Z' } };
+      spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_429', retry_after_ms: 2000 }, metadata: at(T1) }).then([notTaken]);
       spec.given([queued, submitting, notTaken]).when({ type: 'BeginSubmit', data: { channel: 'fal', route: 1 }, metadata: at(T1) }).then([{ ...submitting, data: { ...submitting.data, channel: 'fal', route: 1 } } as SupplierJobEvent]);
     });
+    it('spends a route after its third attempt, so a restart goes on with the next route', () => {
+      const tried = (n: number, t: string): SupplierJobEvent[] => [
+        { type: 'SupplierJobSubmitting', data: { ...ids, channel: 'rep', route: 0, at: t } },
+        { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_503', at: t, retry_at: `2026-01-01T00:00:0${n + 2}.000Z` } },
+      ];
+      spec
+        .given([queued, ...tried(1, T1), ...tried(2, '2026-01-01T00:00:03.000Z'), { type: 'SupplierJobSubmitting', data: { ...ids, channel: 'rep', route: 0, at: '2026-01-01T00:00:05.000Z' } }])
+        .when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_503' }, metadata: at('2026-01-01T00:00:05.000Z') })
+        .then([{ type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_503', at: '2026-01-01T00:00:05.000Z', route_spent: true } }]);
+      const state = fold(supplierJobDecider, [queued, ...tried(1, T1), ...tried(2, '2026-01-01T00:00:03.000Z')]);
+      expect(state).toMatchObject({ status: 'queued', submitting: null, routes: { 'rep#0': { attempts: 2, since: T1, retryAt: '2026-01-01T00:00:04.000Z', spent: false } } });
+    });
+    it('spends a route at once that asks to wait more than 30 seconds or does not know the model', () => {
+      const spent: SupplierJobEvent = { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_429', at: T1, route_spent: true } };
+      spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_429', retry_after_ms: 120_000 }, metadata: at(T1) }).then([spent]);
+      spec
+        .given([queued, submitting])
+        .when({ type: 'SubmitNotTaken', data: { route: 0, reason: 'http_404', route_unusable: true }, metadata: at(T1) })
+        .then([{ ...spent, data: { ...spent.data, reason: 'http_404' } } as SupplierJobEvent]);
+    });
+    it('skips a route that cannot be sent the job, once, and not another route than the one submitting', () => {
+      const skip: SupplierJobCommand = { type: 'SkipRoute', data: { channel: 'fal', route: 1, reason: 'input_map' }, metadata: at(T1) };
+      const skipped: SupplierJobEvent = { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'fal', route: 1, reason: 'input_map', at: T1, route_spent: true } };
+      spec.given([queued]).when(skip).then([skipped]);
+      spec.given([queued, skipped]).when(skip).then([]);
+      spec.given([queued, submitting]).when(skip).then([]);
+    });
+    it('reads a not-taken event written without its retry fields as an attempt to retry at once', () =>
+      expect(fold(supplierJobDecider, [queued, submitting, { type: 'SupplierJobNotTaken', data: { ...ids, channel: 'rep', route: 0, reason: 'http_500', at: T1 } }])).toMatchObject({
+        routes: { 'rep#0': { attempts: 1, retryAt: null, spent: false } },
+      }));
     it('ignores a not-taken answer of another route than the one submitting', () =>
       spec.given([queued, submitting]).when({ type: 'SubmitNotTaken', data: { route: 1, reason: 'http_500' }, metadata: at(T1) }).then([]));
     it('records which route took the job, the provider id and the unit cost', () => {

@@ -3,6 +3,7 @@ import { Catalogue, ROUTED, type CatalogueRoute } from '@gensvc/catalogue/contra
 import { AppError } from '@gensvc/kernel';
 import type { SupplierJobOutput } from '../../contracts/supplier-gateway';
 import type { JobInfo, RemoteJob } from '../../domain/supplier-job';
+import { planSubmit, resendDelayMs, routeKey } from '../../domain/route-failover';
 import type { SupplierSettings } from '../../supplier-settings';
 import type { JobResources } from '../job-outputs';
 import { JobInputError, SupplierChannel, type ActiveJob, type CallbackReceiver, type JobContext, type StepResult } from '../supplier-channel';
@@ -23,10 +24,6 @@ export interface CallbackAddresses {
 export interface RouteHealth {
   passed(channel: string, supplierModel: string): boolean;
 }
-
-/** After this many attempts, or this long, on one route (or a longer Retry-After), the next route is tried. */
-const ROUTE_ATTEMPTS = 3;
-const ROUTE_WINDOW_MS = 30_000;
 
 
 /** An output that could not be archived for good (a 4xx on its link, a type the service does not serve). */
@@ -132,31 +129,34 @@ export class RoutedChannel extends SupplierChannel {
   }
 
   private async submitStep(state: Queued, ctx: JobContext): Promise<StepResult> {
-    const rt = ctx.runtime;
     const job = state.job;
-    const now = Date.now();
     const routes = this.routesFor(job);
-    if (state.submitting) {
-      // A create request went out and its answer never arrived here (lost, or a crash).
-      const held = routes.find((r) => r.index === state.submitting!.route && r.channel.name === state.submitting!.channel);
-      if (!held || held.channel.adapter.lostAnswer !== 'resend') return this.lost(ctx, state.submitting.channel);
-      rt.routePos = routes.indexOf(held);
+    const now = ctx.now().getTime();
+    const plan = planSubmit(
+      state,
+      routes.map((r) => ({ channel: r.channel.name, route: r.index, resendsLostAnswers: r.channel.adapter.lostAnswer === 'resend' })),
+      now,
+    );
+    switch (plan.kind) {
+      case 'lost':
+        return this.lost(ctx, plan.channel);
+      case 'exhausted':
+        await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'no route of the model could take the job' } } });
+        return 'done';
+      case 'wait':
+        return { inMs: plan.untilMs - now };
+      case 'submit':
+        break;
     }
-    if (typeof rt.nextAt === 'number' && now < rt.nextAt) return { inMs: rt.nextAt - now };
-    const pos = (rt.routePos as number | undefined) ?? 0;
-    const target = routes[pos];
-    if (!target) {
-      await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'no route of the model could take the job' } } });
-      return 'done';
-    }
-    const { route, index, channel } = target;
+    const { route, index, channel } = routes.find((r) => r.index === plan.option.route && r.channel.name === plan.option.channel)!;
     let routeJob: RouteJob;
     try {
       routeJob = await this.routeJob(job, route, channel);
     } catch (err) {
       if (err instanceof RouteMappingError || err instanceof VoiceElsewhere) {
         if (err instanceof RouteMappingError) this.logger.error({ taskId: job.taskId, model: job.model, route: index, reason: err.message }, 'a route input_map failed; trying the next route');
-        return this.nextRoute(rt);
+        await ctx.record({ type: 'SkipRoute', data: { channel: channel.name, route: index, reason: err instanceof RouteMappingError ? 'input_map' : 'voice_elsewhere' } });
+        return { inMs: 0 };
       }
       if (err instanceof JobInputError) {
         await ctx.record({ type: 'FailJob', data: { error: { code: 'INVALID_INPUT', message: err.message } } });
@@ -164,34 +164,38 @@ export class RoutedChannel extends SupplierChannel {
       }
       throw err;
     }
-    if (!state.submitting) {
+    let submitting = state.submitting;
+    if (!plan.resend) {
       const marked = await ctx.record({ type: 'BeginSubmit', data: { channel: channel.name, route: index } });
       if (marked.status !== 'queued' || !marked.submitting) return 'done'; // canceled meanwhile
+      submitting = marked.submitting;
     }
-    rt.routeSince ??= now;
     let answer: ProviderAnswer;
     try {
       answer = await channel.client.send(channel.adapter.submit(routeJob), ctx.signal, 'submit');
     } catch (err) {
       if (!(err instanceof ProviderUnreachable)) throw err;
       if (err.kind === 'lost') {
+        // The request went out and its answer is lost: send it again later with its idempotency key, or fail.
         if (channel.adapter.lostAnswer !== 'resend') return this.lost(ctx, channel.name);
-        return this.retryOrNext(rt, err.code);
+        return { inMs: resendDelayMs(submitting!, ctx.now().getTime()) };
       }
       await ctx.record({ type: 'SubmitNotTaken', data: { route: index, reason: err.code } });
-      return this.retryOrNext(rt, err.code);
+      return { inMs: 0 };
     }
     if (answer.status >= 200 && answer.status < 300) return this.taken(ctx, channel, route, index, routeJob, answer);
     const code = `http_${answer.status}`;
-    await ctx.record({ type: 'SubmitNotTaken', data: { route: index, reason: code } });
     if (answer.status === 400 || answer.status === 422 || (answer.status < 500 && ![401, 403, 404, 408, 409, 429].includes(answer.status))) {
+      await ctx.record({ type: 'SubmitNotTaken', data: { route: index, reason: code, route_unusable: true } });
       this.logger.warn({ taskId: job.taskId, channel: channel.name, status: answer.status, detail: providerDetail(answer) }, 'the provider refused the job');
       await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_REJECTED', message: 'the supplier refused the job' } } });
       return 'done';
     }
     this.logger.warn({ taskId: job.taskId, channel: channel.name, status: answer.status }, 'the provider did not take the job');
-    if (answer.status === 404) return this.nextRoute(rt); // the provider does not know the model: this route cannot run it
-    return this.retryOrNext(rt, code, retryAfterMs(answer));
+    // 404: the provider does not know the model, so this route cannot run it.
+    const after = await ctx.record({ type: 'SubmitNotTaken', data: { route: index, reason: code, route_unusable: answer.status === 404, retry_after_ms: retryAfterMs(answer) } });
+    if (after.status === 'queued' && after.routes[routeKey(channel.name, index)]?.spent) this.logger.warn({ taskId: job.taskId, channel: channel.name, code }, 'a route could not take the job; trying the next route');
+    return { inMs: 0 };
   }
 
   private async taken(ctx: JobContext, channel: ProviderChannel, route: CatalogueRoute, index: number, routeJob: RouteJob, answer: ProviderAnswer): Promise<StepResult> {
@@ -207,7 +211,6 @@ export class RoutedChannel extends SupplierChannel {
       type: 'DispatchJob',
       data: { channel: channel.name, route: index, supplier_model: route.supplier_model, remote_id: accepted.remoteId, ...(route.unit_cost ? { unit_cost: route.unit_cost } : {}) },
     });
-    for (const key of ['routePos', 'routeSince', 'attempts', 'nextAt']) delete ctx.runtime[key];
     if (after.status === 'canceled') {
       // Canceled while the provider took it: tell the provider, best effort.
       const request = channel.adapter.cancel(accepted.remoteId, routeJob);
@@ -241,26 +244,6 @@ export class RoutedChannel extends SupplierChannel {
     this.logger.warn({ channel }, "the provider's answer to a job was lost; failing the task without charging");
     await ctx.record({ type: 'FailJob', data: { error: { code: 'SUPPLIER_ERROR', message: 'the supplier did not confirm the job; nothing was charged' } } });
     return 'done';
-  }
-
-  private retryOrNext(rt: JobContext['runtime'], code: string, retryAfter?: number): StepResult {
-    const attempts = ((rt.attempts as number | undefined) ?? 0) + 1;
-    rt.attempts = attempts;
-    const now = Date.now();
-    const wait = retryAfter ?? Math.round(1000 * 2 ** (attempts - 1) * (0.75 + Math.random() * 0.5));
-    const since = (rt.routeSince as number | undefined) ?? now;
-    if (attempts >= ROUTE_ATTEMPTS || (retryAfter ?? 0) > ROUTE_WINDOW_MS || now + wait - since > ROUTE_WINDOW_MS) {
-      this.logger.warn({ code, attempts }, 'a route could not take the job; trying the next route');
-      return this.nextRoute(rt);
-    }
-    rt.nextAt = now + wait;
-    return { inMs: wait };
-  }
-
-  private nextRoute(rt: JobContext['runtime']): StepResult {
-    rt.routePos = ((rt.routePos as number | undefined) ?? 0) + 1;
-    for (const key of ['routeSince', 'attempts', 'nextAt']) delete rt[key];
-    return { inMs: 0 };
   }
 
   /** The job as the route's provider sees it: mapped input, input files as links, the provider's voice id. */

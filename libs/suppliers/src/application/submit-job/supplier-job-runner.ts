@@ -1,11 +1,23 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig, runsBackgroundWork } from '@gensvc/config';
 import { Clock, streamName } from '@gensvc/kernel';
-import { EventStore, KeyedLock, KeyedTimers, RequestContexts, SubscriptionEngine, handleCommand, loadAggregate } from '@gensvc/event-sourcing';
-import { SUPPLIER_JOB_STREAM } from '../../contracts/supplier-gateway';
-import { isTerminal, supplierJobDecider, type SupplierJobCommand, type SupplierJobState } from '../../domain/supplier-job';
+import {
+  EventStore,
+  KeyedLock,
+  KeyedTimers,
+  RequestContexts,
+  SubscriptionEngine,
+  WorkflowProcessor,
+  handleCommand,
+  loadAggregate,
+  type WorkflowDefinition,
+  type WorkflowOutcome,
+} from '@gensvc/event-sourcing';
+import { SUPPLIER_JOB_STREAM, type SupplierJobEvent } from '../../contracts/supplier-gateway';
+import { isTerminal, supplierJobDecider, type JobError, type SupplierJobCommand, type SupplierJobState } from '../../domain/supplier-job';
+import { supplierJobWorkflow, type StepNext, type SupplierJobInput, type SupplierJobRunCommand, type SupplierJobRunState } from '../../domain/supplier-job-workflow';
 import { OpenJobsHandler } from '../job-list/open-jobs.handler';
-import { SupplierChannels, type ActiveJob, type JobContext, type StepResult } from '../supplier-channel';
+import { SupplierChannels, type ActiveJob, type JobContext } from '../supplier-channel';
 import { SupplierJobClaims } from './supplier-job-claims';
 
 /**
@@ -17,10 +29,13 @@ const MAX_SLEEP_MS = 60_000;
 
 
 /**
- * Runs supplier jobs: a per-task scheduler over the event store. Whenever a job is due it
- * re-reads the job's stream and lets its channel take the next step; every step records
- * its effect through `handleCommand` (optimistic concurrency), so a repeated or concurrent
- * step changes nothing twice. Steps of one task never overlap in this process.
+ * Runs supplier jobs: the supplier job workflow (`domain/supplier-job-workflow.ts`) under the
+ * workflow processor, with a per-task scheduler over the event store. Whenever a job is due
+ * the processor folds the job's stream and the workflow decides: let it go, fail it on its
+ * deadline, or let its channel take the next step and look again when the step asks (by the
+ * deadline at the latest). Every step records its effect through `handleCommand` (optimistic
+ * concurrency), so a repeated or concurrent step changes nothing twice. Steps of one task
+ * never overlap in this process.
  *
  * Survives restarts: once the subscriptions have started (a process whose role runs
  * background work, `all` or `worker`; the admin CLI never runs jobs) and the projections
@@ -37,8 +52,15 @@ const MAX_SLEEP_MS = 60_000;
  * already accepted is not submitted again.
  */
 @Injectable()
-export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SupplierJobRunner
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, WorkflowDefinition<string, SupplierJobInput, SupplierJobRunState, SupplierJobRunCommand>
+{
+  readonly name = 'suppliers.job';
+  readonly workflow = supplierJobWorkflow;
+  private readonly processor: WorkflowProcessor<string, SupplierJobInput, SupplierJobRunState, SupplierJobRunCommand>;
   private readonly logger = new Logger('SupplierJobs');
+  /** The job's stream as the running workflow last read it (runs of one task never overlap here). */
+  private readonly read = new Map<string, { revision: bigint; state: SupplierJobState }>();
   private readonly timers = new KeyedTimers((taskId) => void this.exclusive(taskId, () => this.step(taskId)), MAX_SLEEP_MS);
   private readonly chains = new KeyedLock();
   private readonly runtimes = new Map<string, Record<string, number | boolean | undefined>>();
@@ -57,7 +79,9 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
     private readonly channels: SupplierChannels,
     private readonly claims: SupplierJobClaims,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.processor = new WorkflowProcessor(this, events);
+  }
 
   onApplicationBootstrap(): void {
     let failures = 0;
@@ -147,6 +171,7 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
   context(taskId: string): JobContext {
     return {
       record: (command) => this.record(taskId, command),
+      now: () => this.clock.now(),
       runtime: this.runtime(taskId),
       signal: this.abort.signal,
     };
@@ -202,66 +227,127 @@ export class SupplierJobRunner implements OnApplicationBootstrap, BeforeApplicat
       RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
         const { state } = await this.load(taskId);
         if (state.status !== 'none' && !isTerminal(state)) {
-          const job = state as ActiveJob;
           this.logger.error({ taskId, deliveries }, 'a supplier job was handed to a worker too often; failing it');
-          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' } } });
-          const channel = this.channels.get(job.job.supplier);
-          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal, remoteOf(job)).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
+          await this.failAndAbandon(taskId, state as ActiveJob, { code: 'SUPPLIER_UNAVAILABLE', message: 'the job could not be run to its end' });
         }
         this.forget(taskId);
       }),
     );
   }
 
+  /** Fails an open job and tells its supplier to stop, best effort. */
+  private async failAndAbandon(taskId: string, job: ActiveJob, error: JobError): Promise<void> {
+    await this.record(taskId, { type: 'FailJob', data: { error } });
+    const channel = this.channels.get(job.job.supplier);
+    if (channel?.abandon) void channel.abandon(job.job, this.abort.signal, remoteOf(job)).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a job failed'));
+  }
+
   private forget(taskId: string): void {
     void this.claims.finished(taskId).catch((err) => this.logger.warn({ err, taskId }, 'giving a job claim up failed'));
     this.runtimes.delete(taskId);
     this.failures.delete(taskId);
+    this.read.delete(taskId);
     this.timers.cancel(taskId);
   }
 
+  /** A job fell due: if this process holds it, the processor runs its workflow from the job's stream. */
   private async step(taskId: string): Promise<void> {
     if (this.stopped) return;
     await RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
-      let result: StepResult;
-      let deadline = Infinity;
       try {
         if (!(await this.claim(taskId))) return;
-        const { state } = await this.load(taskId);
-        if (state.status === 'none' || isTerminal(state)) return this.forget(taskId);
-        const job = state as ActiveJob;
-        deadline = job.job.deadlineAt ? Date.parse(job.job.deadlineAt) : Infinity;
-        const now = this.clock.now().getTime();
-        const channel = this.channels.get(job.job.supplier);
-        if (now >= deadline) {
-          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' } } });
-          this.forget(taskId);
-          if (channel?.abandon) void channel.abandon(job.job, this.abort.signal, remoteOf(job)).catch((err) => this.logger.warn({ err, taskId }, 'abandoning a timed-out job failed'));
-          return;
-        }
-        if (!channel) {
-          await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the model is served by no configured supplier' } } });
-          return this.forget(taskId);
-        }
-        result = await channel.step(job, this.context(taskId));
-        this.failures.delete(taskId);
+        await this.processor.run(taskId);
       } catch (err) {
+        // The event store did not answer (reading the job, recording its time-out): look again later.
         if (this.stopped) return;
-        const n = (this.failures.get(taskId) ?? 0) + 1;
-        this.failures.set(taskId, n);
-        this.logger.error({ err, taskId, failures: n }, 'supplier job step failed; retrying');
-        result = { inMs: Math.min(200 * 2 ** n, 30_000) };
+        this.logger.error({ err, taskId }, 'running a supplier job failed; retrying');
+        this.schedule(taskId, this.backoff(taskId));
       }
-      if (result === 'done') {
-        const { state } = await this.load(taskId);
-        if (state.status === 'none' || isTerminal(state)) return this.forget(taskId);
-        result = 'wait';
-      }
-      // A waiting job is still looked at now and then: its deadline (by the service clock) must hold.
-      const untilDeadline = deadline - this.clock.now().getTime();
-      const delay = result === 'wait' ? untilDeadline : Math.min(result.inMs, untilDeadline);
-      this.schedule(taskId, Number.isFinite(delay) ? delay : MAX_SLEEP_MS);
     });
+  }
+
+  // ---- the workflow's definition --------------------------------------------------------
+
+  idOf(taskId: string): string {
+    return taskId;
+  }
+
+  /** The job's stream, then the job falling due now (what the workflow decides on). */
+  async history(taskId: string): Promise<readonly SupplierJobInput[]> {
+    this.read.delete(taskId);
+    const events = await this.newEvents(taskId);
+    return [...events, { type: 'JobDue', data: { task_id: taskId, at: this.clock.now().toISOString() } }];
+  }
+
+  finished(state: SupplierJobRunState): boolean {
+    return state.job.status === 'none' || isTerminal(state.job);
+  }
+
+  async execute(command: SupplierJobRunCommand): Promise<WorkflowOutcome<SupplierJobInput>> {
+    const taskId = command.data.task_id;
+    switch (command.type) {
+      case 'StepJob': {
+        const next = await this.stepChannel(taskId);
+        const events = await this.newEvents(taskId);
+        return { inputs: [...events, { type: 'JobStepped', data: { task_id: taskId, at: this.clock.now().toISOString(), next } }] };
+      }
+      case 'TimeOutJob':
+        await this.failAndAbandon(taskId, this.current(taskId) as ActiveJob, { code: 'SUPPLIER_TIMEOUT', message: 'the supplier did not finish the job before its deadline' });
+        return { inputs: await this.newEvents(taskId) };
+      case 'LookAgain': {
+        const delay = command.data.at === null ? MAX_SLEEP_MS : Date.parse(command.data.at) - this.clock.now().getTime();
+        this.schedule(taskId, Math.max(0, delay));
+        return { inputs: [] };
+      }
+      case 'ReleaseJob':
+        this.forget(taskId);
+        return { inputs: [] };
+    }
+  }
+
+  /**
+   * The channel's step on the open job; a step that failed unexpectedly (a provider's answer
+   * that broke a rule, the blob store down) is taken again after a backoff.
+   */
+  private async stepChannel(taskId: string): Promise<StepNext> {
+    const job = this.current(taskId) as ActiveJob;
+    const channel = this.channels.get(job.job.supplier);
+    try {
+      if (!channel) {
+        await this.record(taskId, { type: 'FailJob', data: { error: { code: 'SUPPLIER_UNAVAILABLE', message: 'the model is served by no configured supplier' } } });
+        return 'done';
+      }
+      const next = await channel.step(job, this.context(taskId));
+      this.failures.delete(taskId);
+      return next;
+    } catch (err) {
+      if (this.stopped) return 'wait';
+      const inMs = this.backoff(taskId);
+      this.logger.error({ err, taskId, failures: this.failures.get(taskId) }, 'supplier job step failed; retrying');
+      return { inMs };
+    }
+  }
+
+  private backoff(taskId: string): number {
+    const n = (this.failures.get(taskId) ?? 0) + 1;
+    this.failures.set(taskId, n);
+    return Math.min(200 * 2 ** n, 30_000);
+  }
+
+  /** The job as this run last read it. */
+  private current(taskId: string): SupplierJobState {
+    return this.read.get(taskId)?.state ?? { status: 'none' };
+  }
+
+  /** The events on the job's stream since this run last read it (all of them at its start). */
+  private async newEvents(taskId: string): Promise<SupplierJobEvent[]> {
+    const last = this.read.get(taskId);
+    const recorded = await this.events.readStream<SupplierJobEvent>(streamName(SUPPLIER_JOB_STREAM, taskId), last ? { fromRevision: last.revision + 1n } : undefined);
+    let state = last?.state ?? supplierJobDecider.initialState();
+    const events = recorded.map((r) => ({ type: r.type, data: r.data }) as SupplierJobEvent);
+    for (const e of events) state = supplierJobDecider.evolve(state, e);
+    this.read.set(taskId, { revision: recorded.length ? recorded[recorded.length - 1].revision : (last?.revision ?? -1n), state });
+    return events;
   }
 }
 
