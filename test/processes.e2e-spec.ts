@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StandInSupplier } from '@gensvc/suppliers/testing/stand-in-supplier';
 import { catalogueWithHttpChannel } from '@gensvc/suppliers/testing/test-catalogue';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
-import { API_ENTRY, readEventStore, startServer, type ServerProcess } from './support/processes';
+import { API_ENTRY, originOf, readEventStore, startServer, type ServerProcess } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -73,17 +73,14 @@ describe('processes sharing one data directory', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  /**
-   * For what a process must not do, which no event announces (an api process running a task or
-   * sending a webhook): checks `check` every 50 ms for `ms` and fails as soon as it stops holding.
-   * The window is that process's chance to do it.
-   */
-  const staysTrue = async (what: string, check: () => Promise<boolean> | boolean, ms = 1500) => {
-    const end = Date.now() + ms;
-    do {
-      if (!(await check())) throw new Error(`no longer true: ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    } while (Date.now() < end);
+  /** Which process wrote each event of the streams named `like` (`EventMetadata.origin`), in order. */
+  const writers = (like: string) => {
+    const store = readEventStore(dir);
+    try {
+      return store.writers(like);
+    } finally {
+      store.close();
+    }
   };
   const createTask = async (base: string, key: string, body: object) => {
     const q = await call(base, key, 'POST', '/v1/quotes', body);
@@ -98,8 +95,7 @@ describe('processes sharing one data directory', () => {
     const key = await account();
     const api = await start({ PROCESS_ROLE: 'api' });
     const id = await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'hello' } });
-    // The local supplier takes 50 ms per state here: an executing process would be done long before.
-    await staysTrue('the task is queued while only the api process runs', async () => (await taskStatus(api.url, key, id)) === 'queued');
+    expect(await taskStatus(api.url, key, id)).toBe('queued');
 
     const worker = await start({ PROCESS_ROLE: 'worker' });
     const models = await call(worker.url, key, 'GET', '/v1/models');
@@ -107,7 +103,18 @@ describe('processes sharing one data directory', () => {
     expect(models.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('worker'), request_id: expect.any(String) } });
     expect((await fetch(`${worker.url}/health/ready`)).status).toBe(200);
 
-    await until('the worker to run the task', async () => (await taskStatus(api.url, key, id)) === 'succeeded');
+    await until('the worker to run and settle the task', async () => (await call(api.url, key, 'GET', `/v1/tasks/${id}`)).body.settlement_status === 'settled');
+    // The api process recorded the request (the task); the worker did all the rest: it queued,
+    // ran and finished the supplier job and settled the task.
+    expect(writers(`task-${id}`).map((e) => [e.type, e.origin])).toEqual([
+      ['TaskCreated', originOf(api)],
+      ['TaskStarted', originOf(worker)],
+      ['TaskSucceeded', originOf(worker)],
+      ['TaskSettled', originOf(worker)],
+    ]);
+    expect(writers(`supplierjob-${id}`).map((e) => [e.type, e.origin])).toEqual(
+      ['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobSucceeded'].map((type) => [type, originOf(worker)]),
+    );
   });
 
   it('a caller waiting on an api process sees the task a worker process finishes (Prefer: wait, the event stream)', async () => {
@@ -244,7 +251,6 @@ describe('processes sharing one data directory', () => {
       expect(ep.status).toBe(201);
       receiver.answer('/roles', 500, 204);
       await createTask(api.url, key, { model: 'text-writer-lite', capability: 'text.generate', input: { prompt: 'roles' } });
-      await staysTrue('no message at the receiver while only the api process runs', () => receiver.on('/roles').length === 0); // it neither builds nor sends messages
 
       const worker = await start({ ...env, PROCESS_ROLE: 'worker' });
       await receiver.until((r) => r.some((m) => m.path === '/roles'));
@@ -259,11 +265,10 @@ describe('processes sharing one data directory', () => {
       const retry = await call(api.url, key, 'POST', `/v1/webhook-endpoints/${ep.body.id}/deliveries/${refused.id}/retry`);
       expect(retry.status).toBe(202);
       const api2 = await start({ ...env, PROCESS_ROLE: 'api' });
-      await staysTrue('the retry unsent while only api processes run', () => receiver.on('/roles').length === 1);
       expect((await deliveries(api2.url))[0]).toMatchObject({ id: refused.id, status: 'pending', attempts: [{ status_code: 500 }] });
 
       // A worker starting later sends it: the same message, delivered.
-      await start({ ...env, PROCESS_ROLE: 'worker' });
+      const worker2 = await start({ ...env, PROCESS_ROLE: 'worker' });
       const [, second] = await receiver.until((r) => {
         const got = r.filter((m) => m.path === '/roles');
         return got.length >= 2 && got;
@@ -271,6 +276,16 @@ describe('processes sharing one data directory', () => {
       expect(second.headers['webhook-id']).toBe(refused.message_id);
       await until('the delivery to be delivered', async () => (await deliveries(api2.url))[0]?.status === 'delivered');
       expect(receiver.on('/roles')).toHaveLength(2);
+      // Every attempt is leased on the delivery's stream before it is sent: both were the workers',
+      // the first worker's queueing and attempt, the api process's retry request, the second worker's attempt.
+      expect(writers(`webhookdelivery-${refused.id}`).map((e) => [e.type, e.origin])).toEqual([
+        ['WebhookDeliveryQueued', originOf(worker)],
+        ['WebhookDeliveryAttemptStarted', originOf(worker)],
+        ['WebhookDeliveryAttemptFailed', originOf(worker)],
+        ['WebhookDeliveryRetryRequested', originOf(api)],
+        ['WebhookDeliveryAttemptStarted', originOf(worker2)],
+        ['WebhookDeliverySucceeded', originOf(worker2)],
+      ]);
     } finally {
       await receiver.close();
     }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDatabase } from '@gensvc/storage';
 import { ROOT } from './operations-cli';
@@ -65,15 +66,29 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   return { url, child, stderr: () => stderr, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
 }
 
+/** The origin (`EventMetadata.origin`) of the events a server process writes. */
+export const originOf = (server: ServerProcess): string => `${hostname()}/${server.child.pid}`;
+
 /**
  * Reads the event store of `dataDir` (events.db, shared by the processes) as one more process
- * would: the newest position and a reactor's durable checkpoint (undefined before its first).
+ * would: the newest position, a reactor's durable checkpoint (undefined before its first), and
+ * which process wrote each event of the streams named `like` (an SQL LIKE pattern), in order.
  */
-export function readEventStore(dataDir: string): { head(): bigint; reactorCheckpoint(reactor: string): bigint | undefined; close(): void } {
+export function readEventStore(dataDir: string): {
+  head(): bigint;
+  reactorCheckpoint(reactor: string): bigint | undefined;
+  writers(like: string): { stream: string; type: string; origin: string }[];
+  close(): void;
+} {
   const db = new SqliteDatabase(join(dataDir, 'events.db'), { bigInts: true });
   return {
     head: () => db.prepare<[], { position: bigint | null }>('SELECT MAX(position) AS position FROM events').get()?.position ?? -1n,
     reactorCheckpoint: (reactor) => db.prepare<[string], { position: bigint }>('SELECT position FROM checkpoints WHERE name = ?').get(`reactor:${reactor}`)?.position,
+    writers: (like) =>
+      db
+        .prepare<[string], { stream: string; type: string; metadata: string }>('SELECT stream, type, metadata FROM events WHERE stream LIKE ? ORDER BY position')
+        .all(like)
+        .map((r) => ({ stream: r.stream, type: r.type, origin: (JSON.parse(r.metadata) as { origin: string }).origin })),
     close: () => db.close(),
   };
 }

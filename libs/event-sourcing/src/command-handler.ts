@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ConcurrencyError } from '@gensvc/kernel';
 import { AppendChain } from './append-chain';
 import { KeyedLock } from './keyed-lock';
@@ -118,10 +119,14 @@ export function toNewEvent<E extends DomainEvent>(event: E, extra?: Partial<Even
       ...(ctx?.requestId ? { correlationId: ctx.requestId } : {}),
       ...(ctx?.causationId ? { causationId: ctx.causationId } : ctx?.requestId ? { causationId: ctx.requestId } : {}),
       ...(ctx?.actor ? { actor: ctx.actor } : {}),
+      origin: ORIGIN,
       ...extra,
     },
   };
 }
+
+/** This process, as every event it writes names it (`EventMetadata.origin`). */
+export const ORIGIN = `${hostname()}/${process.pid}`;
 
 export interface CommandHandlerOptions {
   /** Streams whose fold is kept in memory (least recently used dropped). Default 2,000. */

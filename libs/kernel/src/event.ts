@@ -18,6 +18,8 @@ export interface EventMetadata {
   readonly causationId?: string;
   /** Who acted: `account:acc_..`, `admin`, `system:<name>`. */
   readonly actor?: string;
+  /** The process that wrote it: `<host>/<pid>` (which api or worker process did what). */
+  readonly origin?: string;
 }
 
 /** An event as stored: with its stream, its revision in the stream and its global position. */
