@@ -59,7 +59,7 @@ export class SupplierJobRunner
   readonly workflow = supplierJobWorkflow;
   private readonly processor: WorkflowProcessor<string, SupplierJobInput, SupplierJobRunState, SupplierJobRunCommand>;
   private readonly logger = new Logger('SupplierJobs');
-  /** The job's stream as the running workflow last read it (runs of one task never overlap here). */
+  /** The job's stream as its running workflow last read it (runs of one task never overlap here; kept for the run only). */
   private readonly read = new Map<string, { revision: bigint; state: SupplierJobState }>();
   private readonly timers = new KeyedTimers((taskId) => void this.exclusive(taskId, () => this.step(taskId)), MAX_SLEEP_MS);
   private readonly chains = new KeyedLock();
@@ -246,7 +246,6 @@ export class SupplierJobRunner
     void this.claims.finished(taskId).catch((err) => this.logger.warn({ err, taskId }, 'giving a job claim up failed'));
     this.runtimes.delete(taskId);
     this.failures.delete(taskId);
-    this.read.delete(taskId);
     this.timers.cancel(taskId);
   }
 
@@ -256,7 +255,7 @@ export class SupplierJobRunner
     await RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
       try {
         if (!(await this.claim(taskId))) return;
-        await this.processor.run(taskId);
+        await this.processor.run(taskId).finally(() => this.read.delete(taskId));
       } catch (err) {
         // The event store did not answer (reading the job, recording its time-out): look again later.
         if (this.stopped) return;
