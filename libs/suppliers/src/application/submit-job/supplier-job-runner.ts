@@ -59,8 +59,8 @@ export class SupplierJobRunner
   readonly workflow = supplierJobWorkflow;
   private readonly processor: WorkflowProcessor<string, SupplierJobInput, SupplierJobRunState, SupplierJobRunCommand>;
   private readonly logger = new Logger('SupplierJobs');
-  /** The job's stream as its running workflow last read it (runs of one task never overlap here; kept for the run only). */
-  private readonly read = new Map<string, { revision: bigint; state: SupplierJobState }>();
+  /** The job's stream as its running workflow knows it (runs of one task never overlap here; kept for the run only). */
+  private readonly runs = new Map<string, JobRun>();
   private readonly timers = new KeyedTimers((taskId) => void this.exclusive(taskId, () => this.step(taskId)), MAX_SLEEP_MS);
   private readonly chains = new KeyedLock();
   private readonly runtimes = new Map<string, Record<string, number | boolean | undefined>>();
@@ -151,6 +151,16 @@ export class SupplierJobRunner
       ...command,
       metadata: { now: this.clock.now() },
     } as SupplierJobCommand);
+    const run = this.runs.get(taskId);
+    if (run && !run.stale) {
+      // The events follow what the run knows directly (nobody else wrote between): they are
+      // its next inputs without reading the stream again. Otherwise the run reads what it missed.
+      if (result.revision === run.revision + BigInt(result.events.length)) {
+        run.recorded.push(...result.events);
+        run.revision = result.revision;
+        run.state = result.state;
+      } else run.stale = true;
+    }
     return result.state;
   }
 
@@ -255,7 +265,7 @@ export class SupplierJobRunner
     await RequestContexts.run({ requestId: `job_${taskId}`, actor: 'system:suppliers' }, async () => {
       try {
         if (!(await this.claim(taskId))) return;
-        await this.processor.run(taskId).finally(() => this.read.delete(taskId));
+        await this.processor.run(taskId).finally(() => this.runs.delete(taskId));
       } catch (err) {
         // The event store did not answer (reading the job, recording its time-out): look again later.
         if (this.stopped) return;
@@ -273,7 +283,7 @@ export class SupplierJobRunner
 
   /** The job's stream, then the job falling due now (what the workflow decides on). */
   async history(taskId: string): Promise<readonly SupplierJobInput[]> {
-    this.read.delete(taskId);
+    this.runs.set(taskId, { revision: -1n, state: supplierJobDecider.initialState(), recorded: [], stale: true });
     const events = await this.newEvents(taskId);
     return [...events, { type: 'JobDue', data: { task_id: taskId, at: this.clock.now().toISOString() } }];
   }
@@ -333,21 +343,39 @@ export class SupplierJobRunner
     return Math.min(200 * 2 ** n, 30_000);
   }
 
-  /** The job as this run last read it. */
+  /** The job as this run knows it. */
   private current(taskId: string): SupplierJobState {
-    return this.read.get(taskId)?.state ?? { status: 'none' };
+    return this.runs.get(taskId)?.state ?? { status: 'none' };
   }
 
-  /** The events on the job's stream since this run last read it (all of them at its start). */
+  /**
+   * The events on the job's stream this run has not taken as inputs yet: what it recorded
+   * itself, and, when someone else wrote too (a cancel, a callback in another process), what
+   * it reads from the stream after what it knew.
+   */
   private async newEvents(taskId: string): Promise<SupplierJobEvent[]> {
-    const last = this.read.get(taskId);
-    const recorded = await this.events.readStream<SupplierJobEvent>(streamName(SUPPLIER_JOB_STREAM, taskId), last ? { fromRevision: last.revision + 1n } : undefined);
-    let state = last?.state ?? supplierJobDecider.initialState();
-    const events = recorded.map((r) => ({ type: r.type, data: r.data }) as SupplierJobEvent);
-    for (const e of events) state = supplierJobDecider.evolve(state, e);
-    this.read.set(taskId, { revision: recorded.length ? recorded[recorded.length - 1].revision : (last?.revision ?? -1n), state });
+    const run = this.runs.get(taskId)!;
+    const events = run.recorded.splice(0);
+    if (!run.stale) return events;
+    const recorded = await this.events.readStream<SupplierJobEvent>(streamName(SUPPLIER_JOB_STREAM, taskId), { fromRevision: run.revision + 1n });
+    for (const r of recorded) {
+      const event = { type: r.type, data: r.data } as SupplierJobEvent;
+      run.state = supplierJobDecider.evolve(run.state, event);
+      run.revision = r.revision;
+      events.push(event);
+    }
+    run.stale = false;
     return events;
   }
+}
+
+/** One run of a job's workflow: the stream up to `revision` folded into `state`; `recorded`, its own events not yet taken as inputs. */
+interface JobRun {
+  revision: bigint;
+  state: SupplierJobState;
+  readonly recorded: SupplierJobEvent[];
+  /** Someone else wrote on the stream (or the run has not read it yet): read from `revision` on. */
+  stale: boolean;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
