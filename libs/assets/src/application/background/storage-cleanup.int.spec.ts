@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AsReactor, SubscriptionEngine } from '@gensvc/event-sourcing';
+import { AsReactor, SubscriptionEngine, type Reactor } from '@gensvc/event-sourcing';
 import { type BlobStore } from '@gensvc/blob-store';
 import {
   FsBlobStore,
@@ -27,6 +27,17 @@ class FlakyBlobs extends FsBlobStore {
     return super.delete(key);
   }
 }
+
+/** Polls `check` every 25 ms; fails naming `what` after 5 s. */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; !(await check()); i++) {
+    if (i >= 200) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The reactor's durable checkpoint (-1n before its first). */
+const checkpoint = async (engine: SubscriptionEngine, reactor: Reactor): Promise<bigint> => (await engine.reactorPositions()).get(reactor.name) ?? -1n;
 
 describe('storage cleanup reactor', () => {
   let dir: string;
@@ -60,20 +71,17 @@ describe('storage cleanup reactor', () => {
     const handled = jest.spyOn(reactor, 'handle');
     try {
       await engine.start();
-      await events.appendToStream('asset-ast_1', [
+      const { position } = await events.appendToStream('asset-ast_1', [
         { type: 'AssetDeleted', data: { asset_id: 'ast_1', account_id: 'acc_1', blob_key: 'assets/ast_1', deleted_at: new Date().toISOString() } },
       ]);
-      const until = async (f: () => boolean | Promise<boolean>) => {
-        for (let i = 0; i < 200 && !(await f()); i++) await new Promise((r) => setTimeout(r, 25));
-      };
-      await until(() => blobs.failedDeletes >= 2);
+      await until(() => blobs.failedDeletes >= 2, 'two deletes failed');
       expect(await blobs.stat('assets/ast_1')).not.toBeNull();
+      expect(await checkpoint(engine, reactor)).toBeLessThan(position); // not past the event while it fails
       blobs.down = false;
-      await until(async () => (await blobs.stat('assets/ast_1')) === null);
+      // Once the durable checkpoint passed the event, it is never delivered again.
+      await until(async () => (await checkpoint(engine, reactor)) >= position, 'the checkpoint passed the event');
       expect(await blobs.stat('assets/ast_1')).toBeNull();
-      const calls = handled.mock.calls.length;
-      await new Promise((r) => setTimeout(r, 400));
-      expect(handled.mock.calls.length).toBe(calls); // done: not delivered again
+      expect(handled.mock.calls.length).toBe(blobs.failedDeletes + 1); // done: one delivery after the failed ones
     } finally {
       await engine.stop();
       await events.close();
@@ -105,14 +113,16 @@ describe('storage cleanup reactor', () => {
     const [one, two] = [process(), process()];
     try {
       await Promise.all([one.engine.start(), two.engine.start()]);
+      let last = -1n;
       for (const key of keys) {
         const id = key.slice('assets/'.length);
-        await one.events.appendToStream(`asset-${id}`, [
+        ({ position: last } = await one.events.appendToStream(`asset-${id}`, [
           { type: 'AssetDeleted', data: { asset_id: id, account_id: 'acc_1', blob_key: key, deleted_at: new Date().toISOString() } },
-        ]);
+        ]));
       }
-      for (let i = 0; i < 200 && deletes.length < keys.length; i++) await new Promise((r) => setTimeout(r, 25));
-      await new Promise((r) => setTimeout(r, 600));
+      // The checkpoint both processes share passed the events: none is delivered again.
+      const reactor = one.engine.listReactors()[0];
+      await until(async () => (await checkpoint(one.engine, reactor)) >= last, 'the checkpoint passed the events');
       expect([...deletes].sort()).toEqual(keys);
       for (const key of keys) expect(await blobs.stat(key)).toBeNull();
     } finally {
