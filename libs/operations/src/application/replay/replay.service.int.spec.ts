@@ -145,7 +145,12 @@ describe('ReplayService', () => {
     const state = replays.start({ projections: ['test.counter'] });
     expect(state.status).toBe('running');
     expect(() => replays.start()).toThrow(/still running/);
-    await new Promise((r) => setTimeout(r, 100));
+    // the replay ends in the background: wait until its state leaves running
+    for (const started = Date.now(); replays.get(state.id)?.status === 'running'; ) {
+      if (Date.now() - started > 5000) throw new Error('the replay is still running after 5 s');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(replays.current()).toBeUndefined();
     expect(replays.get(state.id)).toMatchObject({ status: 'failed', error: { code: 'INTERNAL', message: 'projection bug' }, finished_at: expect.any(String) });
   });
 
