@@ -22,6 +22,7 @@ import { LocalSupplierChannel } from '../local/local-supplier.channel';
 import { LocalSupplierControls } from '../local/local-supplier.controls';
 import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';
 import { StandInSupplier } from '../../testing/stand-in-supplier';
+import { HttpSupplierChannel } from './http-supplier.channel';
 import { catalogueWithHttpChannel } from '../../testing/test-catalogue';
 
 const SECRET = 'callback-secret-for-tests-0123';
@@ -135,6 +136,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
   });
 
   afterEach(async () => {
+    jest.restoreAllMocks();
     await runner.beforeApplicationShutdown();
     await supplier.stop();
     const closed = new Promise((r) => callbackServer.close(r));
@@ -160,6 +162,16 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
       await new Promise((r) => setTimeout(r, 15));
     }
   };
+  /** Polls `check` every 10 ms; fails with `what()` after `timeoutMs`. */
+  const eventually = async (check: () => boolean, what: () => string, timeoutMs = 8000) => {
+    const start = Date.now();
+    while (!check()) {
+      if (Date.now() - start > timeoutMs) throw new Error(`timed out: ${what()}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  /** Resolves once the runner let the job go: no step running or waiting, no look pending (it appends nothing more on its own). */
+  const letGo = (taskId: string) => eventually(() => !runner.holds(taskId), () => `the runner still holds ${taskId} (next look: ${runner.nextLookAt(taskId) ?? 'none'})`);
   const ended = (t: string[]) => t.some((x) => ['SupplierJobSucceeded', 'SupplierJobFailed', 'SupplierJobCanceled'].includes(x));
   const dispatched = (t: string[]) => t.includes('SupplierJobDispatched');
 
@@ -217,8 +229,8 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     setChannel({ pollAfterMs: 150, pollIntervalMs: 100 });
     const taskId = await submit();
     await until(taskId, dispatched);
-    await new Promise((r) => setTimeout(r, 350));
-    expect(supplier.count('GET', `/jobs/${taskId}`)).toBeGreaterThanOrEqual(1);
+    // a second status request: the first answer (running) was taken, changed nothing, and the job polls on
+    await eventually(() => supplier.count('GET', `/jobs/${taskId}`) >= 2, () => `status requests: ${supplier.count('GET', `/jobs/${taskId}`)}`);
     expect(await types(taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched']);
     await supplier.finish(taskId, { status: 'succeeded', output: { text: 'polled result' } });
     const t = await until(taskId, ended);
@@ -264,13 +276,18 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
 
   it('fails a job stuck past its deadline with SUPPLIER_TIMEOUT and tells the supplier to stop', async () => {
     setChannel({ deadlineMs: 700, pollAfterMs: 100, pollIntervalMs: 100 });
+    const abandon = jest.spyOn(HttpSupplierChannel.prototype, 'abandon');
     const taskId = await submit();
     await until(taskId, dispatched);
     const t = await until(taskId, ended);
     expect(t).toEqual(['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobFailed']);
     const evs = await stored(taskId);
     expect(evs[2].type === 'SupplierJobFailed' && evs[2].data.error.code).toBe('SUPPLIER_TIMEOUT');
-    await new Promise((r) => setTimeout(r, 100));
+    // the supplier is told to stop (best effort, after the failure is recorded): once the runner let
+    // the job go and the stop requests it made were answered, nothing more is sent for the job
+    await letGo(taskId);
+    await Promise.all(abandon.mock.results.map((r) => r.value));
+    expect(abandon).toHaveBeenCalledTimes(1);
     expect(supplier.count('POST', `/jobs/${taskId}/cancel`)).toBe(1);
     // a result arriving after the deadline changes nothing
     expect((await supplier.finish(taskId, { status: 'succeeded', output: { text: 'late' } }, {}))!.status).toBe(200);
@@ -325,7 +342,9 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
       const taskId = await submit();
       while (supplier.count('PUT', '/jobs/') === 0) await new Promise((r) => setTimeout(r, 5)); // the submit is in flight
       expect(await gateway.requestCancel(taskId)).toBe('canceled');
-      await new Promise((r) => setTimeout(r, 800));
+      expect(runner.holds(taskId)).toBe(true); // the submit is still in flight
+      // the runner lets the job go once the hanging submit timed out and it saw the job canceled
+      await letGo(taskId);
       expect(await types(taskId)).toEqual(['SupplierJobQueued', 'SupplierJobCanceled']);
       // the hanging submit timed out; no second attempt was made for a canceled job
       expect(supplier.count('PUT', '/jobs/')).toBe(1);
