@@ -7,6 +7,7 @@ import { AdminServer, type ReplayState } from '@gensvc/operations';
 import { NotificationSettings, WebhookNetwork } from '@gensvc/notifications';
 import { bearer, createAccount, type TestAccount } from './support/accounts';
 import { waitForQuiet } from './support/operations-read-models';
+import { waitForDeliveriesSettled } from './support/webhook-deliveries';
 import { expectError, startTestApp, type TestApp } from './support/test-app';
 import { WebhookReceiver, type ReceivedMessage } from './support/webhook-receiver';
 
@@ -151,7 +152,7 @@ describe('webhook deliveries', () => {
 
     await runTask(acc);
     await waitForQuiet(t);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForDeliveriesSettled(t); // the new task's events were handled: whatever they queued was attempted
     expect(receiver.on('/gone')).toHaveLength(1);
     expect(await deliveries(acc, ep.id)).toHaveLength(1);
     expectError((await t.http().post(`/v1/webhook-endpoints/${ep.id}/deliveries/${d.id}/retry`).set(bearer(acc)).expect(409)).body, 'WEBHOOK_ENDPOINT_DISABLED');
@@ -185,9 +186,10 @@ describe('webhook deliveries', () => {
     await receiver.until((r) => r.some((m) => m.path === '/mine' && parsed(m).data.id === mineTask) && r.some((m) => m.path === '/theirs' && parsed(m).data.id === theirTask));
     await t.http().delete(`/v1/webhook-endpoints/${theirs.id}`).set(bearer(other)).expect(200);
     await runTask(other);
-    await runTask(acc);
+    const laterMine = await runTask(acc);
     await waitForQuiet(t);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForDeliveriesSettled(t); // the later tasks' events were handled: whatever they queued was attempted
+    expect(receiver.on('/mine').map((m) => parsed(m).data.id)).toContain(laterMine);
     expect(receiver.on('/mine').map((m) => parsed(m).data.id)).not.toContain(theirTask);
     expect(receiver.on('/theirs').map((m) => parsed(m).data.id)).toEqual([theirTask]);
   });
@@ -277,8 +279,7 @@ describe('webhook deliveries', () => {
 
   it('replay rebuilds endpoints and delivery lists identically', async () => {
     await waitForQuiet(t);
-    await new Promise((r) => setTimeout(r, 1000));
-    await waitForQuiet(t);
+    await waitForDeliveriesSettled(t); // no delivery in flight or due: the models stand still
     const store = t.app.get(ReadStore);
     const snapshot = async () => ({
       endpoints: await store.collection('webhook_endpoints').find({}, { sort: { _id: 1 } }),
