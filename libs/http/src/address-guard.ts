@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { lookup as systemLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -93,6 +94,37 @@ export async function resolveCheckedHost(url: URL, resolve: (host: string) => Pr
     if (why) return { ok: false, host, reason: 'refused', address, why };
   }
   return { ok: true, host, addresses };
+}
+
+/** Longest wait for the system resolver: a name it has not answered by then counts as unresolved. */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** The resolver did not answer in time. */
+export class ResolveTimeout extends Error {
+  constructor(host: string, ms: number) {
+    super(`${host} was not resolved within ${ms} ms`);
+    this.name = 'ResolveTimeout';
+  }
+}
+
+/**
+ * Every address of `host` (IPv4 and IPv6) from the system resolver (the hosts file, then
+ * DNS), or a `ResolveTimeout` after `timeoutMs`: a resolver that hangs (its own retries can
+ * take tens of seconds) must not hold a request that long. The lookup itself cannot be
+ * stopped; its late answer is dropped.
+ */
+export async function resolveAll(host: string, timeoutMs = RESOLVE_TIMEOUT_MS, lookup: typeof systemLookup = systemLookup): Promise<string[]> {
+  const answer = lookup(host, { all: true, verbatim: true });
+  answer.catch(() => undefined); // a failure after the time-out is nobody's concern
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ResolveTimeout(host, timeoutMs)), timeoutMs);
+  });
+  try {
+    return (await Promise.race([answer, late])).map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A `lookup` for `http(s).request` that answers `address` for any name (the address that was checked). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
-import { isIpLiteral, pinnedLookup, refusedAddress, refusedHostName, resolveCheckedHost } from './address-guard';
+import { ResolveTimeout, isIpLiteral, pinnedLookup, refusedAddress, refusedHostName, resolveAll, resolveCheckedHost } from './address-guard';
 
 const octet = fc.integer({ min: 0, max: 255 });
 const ipv4 = fc.tuple(octet, octet, octet, octet).map((o) => o.join('.'));
@@ -118,5 +118,31 @@ describe('resolveCheckedHost and pinnedLookup', () => {
     lookup('other.example', { all: true }, all);
     expect(one).toHaveBeenCalledWith(null, '2606:4700::1111', 6);
     expect(all).toHaveBeenCalledWith(null, [{ address: '2606:4700::1111', family: 6 }]);
+  });
+});
+
+describe('resolveAll', () => {
+  type Lookup = NonNullable<Parameters<typeof resolveAll>[2]>;
+  const answering = (addresses: string[]): Lookup => (async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as unknown as Lookup;
+  const hanging: Lookup = (() => new Promise(() => undefined)) as unknown as Lookup;
+  const failing: Lookup = (async () => {
+    throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+  }) as unknown as Lookup;
+
+  it('answers every address the resolver gives', async () =>
+    expect(await resolveAll('example.com', 1_000, answering(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']))).toEqual([
+      '93.184.215.14',
+      '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+    ]));
+  it("passes the resolver's refusal on", async () => expect(resolveAll('no.such.name', 1_000, failing)).rejects.toMatchObject({ code: 'ENOTFOUND' }));
+  it('gives up on a resolver that does not answer in time, so the caller can answer', async () => {
+    jest.useFakeTimers();
+    try {
+      const pending = resolveAll('slow.example', 5_000, hanging);
+      jest.advanceTimersByTime(5_000);
+      await expect(pending).rejects.toBeInstanceOf(ResolveTimeout);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

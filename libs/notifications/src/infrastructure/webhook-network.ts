@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { resolveAll } from '@gensvc/http';
 
 /**
  * Name resolution for webhook deliveries (DESIGN rule 11: DNS is a port). The sender checks
@@ -12,7 +12,7 @@ export abstract class WebhookNetwork {
 }
 
 export class DnsWebhookNetwork extends WebhookNetwork {
-  async resolve(hostname: string): Promise<string[]> {
-    return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+  resolve(hostname: string): Promise<string[]> {
+    return resolveAll(hostname);
   }
 }

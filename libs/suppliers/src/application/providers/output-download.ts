@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { lookup } from 'node:dns/promises';
-import { pinnedLookup, refusedAddress, resolveCheckedHost } from '@gensvc/http';
+import { pinnedLookup, refusedAddress, resolveAll, resolveCheckedHost } from '@gensvc/http';
 
 /**
  * Why an output file could not be downloaded. `retry` says whether trying again may help
@@ -70,7 +69,7 @@ async function get(url: URL, policy: DownloadPolicy, signal: AbortSignal): Promi
   let pinned: string | undefined;
   if (!policy.trusts(url)) {
     if (url.protocol !== 'https:' || (url.port !== '' && url.port !== '443')) throw new OutputDownloadError('refused_address', false);
-    const checked = await resolveCheckedHost(url, async (host) => (await lookup(host, { all: true })).map((a) => a.address), (a) => refusedAddress(a));
+    const checked = await resolveCheckedHost(url, (host) => resolveAll(host), (a) => refusedAddress(a));
     if (!checked.ok) throw new OutputDownloadError(checked.reason === 'refused' ? 'refused_address' : 'unresolved', checked.reason === 'unresolved');
     pinned = checked.addresses[0];
   } else if (url.protocol !== 'https:' && url.protocol !== 'http:') {
