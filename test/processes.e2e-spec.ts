@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StandInSupplier } from '@gensvc/suppliers/testing/stand-in-supplier';
 import { catalogueWithHttpChannel } from '@gensvc/suppliers/testing/test-catalogue';
 import { ADMIN_CLI, buildApps, oneJson, runCli } from './support/operations-cli';
-import { API_ENTRY, originOf, readEventStore, startServer, type ServerProcess } from './support/processes';
+import { API_ENTRY, originOfServer, readEventStore, startServer, type ServerProcess } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -107,13 +107,13 @@ describe('processes sharing one data directory', () => {
     // The api process recorded the request (the task); the worker did all the rest: it queued,
     // ran and finished the supplier job and settled the task.
     expect(writers(`task-${id}`).map((e) => [e.type, e.origin])).toEqual([
-      ['TaskCreated', originOf(api)],
-      ['TaskStarted', originOf(worker)],
-      ['TaskSucceeded', originOf(worker)],
-      ['TaskSettled', originOf(worker)],
+      ['TaskCreated', originOfServer(api)],
+      ['TaskStarted', originOfServer(worker)],
+      ['TaskSucceeded', originOfServer(worker)],
+      ['TaskSettled', originOfServer(worker)],
     ]);
     expect(writers(`supplierjob-${id}`).map((e) => [e.type, e.origin])).toEqual(
-      ['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobSucceeded'].map((type) => [type, originOf(worker)]),
+      ['SupplierJobQueued', 'SupplierJobDispatched', 'SupplierJobSucceeded'].map((type) => [type, originOfServer(worker)]),
     );
   });
 
@@ -279,12 +279,12 @@ describe('processes sharing one data directory', () => {
       // Every attempt is leased on the delivery's stream before it is sent: both were the workers',
       // the first worker's queueing and attempt, the api process's retry request, the second worker's attempt.
       expect(writers(`webhookdelivery-${refused.id}`).map((e) => [e.type, e.origin])).toEqual([
-        ['WebhookDeliveryQueued', originOf(worker)],
-        ['WebhookDeliveryAttemptStarted', originOf(worker)],
-        ['WebhookDeliveryAttemptFailed', originOf(worker)],
-        ['WebhookDeliveryRetryRequested', originOf(api)],
-        ['WebhookDeliveryAttemptStarted', originOf(worker2)],
-        ['WebhookDeliverySucceeded', originOf(worker2)],
+        ['WebhookDeliveryQueued', originOfServer(worker)],
+        ['WebhookDeliveryAttemptStarted', originOfServer(worker)],
+        ['WebhookDeliveryAttemptFailed', originOfServer(worker)],
+        ['WebhookDeliveryRetryRequested', originOfServer(api)],
+        ['WebhookDeliveryAttemptStarted', originOfServer(worker2)],
+        ['WebhookDeliverySucceeded', originOfServer(worker2)],
       ]);
     } finally {
       await receiver.close();

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { originOf } from '@gensvc/event-sourcing';
 import { SqliteDatabase } from '@gensvc/storage';
 import { ROOT } from './operations-cli';
 
@@ -67,7 +67,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 }
 
 /** The origin (`EventMetadata.origin`) of the events a server process writes. */
-export const originOf = (server: ServerProcess): string => `${hostname()}/${server.child.pid}`;
+export const originOfServer = (server: ServerProcess): string => originOf(server.child.pid!);
 
 /**
  * Reads the event store of `dataDir` (events.db, shared by the processes) as one more process

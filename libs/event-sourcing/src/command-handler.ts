@@ -125,8 +125,11 @@ export function toNewEvent<E extends DomainEvent>(event: E, extra?: Partial<Even
   };
 }
 
-/** This process, as every event it writes names it (`EventMetadata.origin`). */
-export const ORIGIN = `${hostname()}/${process.pid}`;
+/** How events name the process that wrote them (`EventMetadata.origin`). */
+export const originOf = (pid: number): string => `${hostname()}/${pid}`;
+
+/** This process, as every event it writes names it. */
+export const ORIGIN = originOf(process.pid);
 
 export interface CommandHandlerOptions {
   /** Streams whose fold is kept in memory (least recently used dropped). Default 2,000. */

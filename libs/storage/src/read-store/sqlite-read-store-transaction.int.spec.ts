@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { runCollectionOp, type CollectionOp } from '@gensvc/event-sourcing/testing/collection-ops';
 import type { Collection, Doc, Filter } from '@gensvc/event-sourcing';
 import { SqliteReadStore } from './sqlite-read-store';
 import { deferIndexes, targetOf } from '@gensvc/event-sourcing';
@@ -42,16 +43,7 @@ const updateArb = fc.oneof(
   fc.constantFrom({ $push: { tags: 't1' } }, { $unset: { status: '' } }, { $inc: { status: 1 } }, { $set: { 'deep.x': 1 } }),
 );
 
-type Op =
-  | { op: 'insertOne'; doc: Doc }
-  | { op: 'replaceOne'; filter: Filter; doc: Doc; upsert: boolean }
-  | { op: 'updateOne'; filter: Filter; update: Record<string, unknown>; upsert: boolean }
-  | { op: 'updateMany'; filter: Filter; update: Record<string, unknown> }
-  | { op: 'deleteOne' | 'deleteMany' | 'findOne' | 'count'; filter: Filter }
-  | { op: 'find'; filter: Filter; limit: number }
-  | { op: 'uniqueEmail' | 'indexStatus' };
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
+const opArb: fc.Arbitrary<CollectionOp> = fc.oneof(
   { arbitrary: docArb.map((doc) => ({ op: 'insertOne' as const, doc: doc as Doc })), weight: 3 },
   { arbitrary: fc.record({ filter: filterArb, doc: docArb, upsert: fc.boolean() }).map((r) => ({ op: 'replaceOne' as const, ...r, doc: r.doc as Doc })), weight: 3 },
   { arbitrary: fc.record({ filter: filterArb, update: updateArb, upsert: fc.boolean() }).map((r) => ({ op: 'updateOne' as const, ...r })), weight: 3 },
@@ -61,37 +53,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ filter: filterArb, limit: fc.integer({ min: 0, max: 3 }) }).map((r) => ({ op: 'find' as const, ...r })), weight: 1 },
   { arbitrary: fc.constantFrom({ op: 'uniqueEmail' as const }, { op: 'indexStatus' as const }), weight: 1 },
 );
-
-async function run(c: Collection, op: Op): Promise<unknown> {
-  try {
-    switch (op.op) {
-      case 'insertOne':
-        return await c.insertOne(op.doc);
-      case 'replaceOne':
-        return await c.replaceOne(op.filter, op.doc, { upsert: op.upsert });
-      case 'updateOne':
-        return await c.updateOne(op.filter, op.update, { upsert: op.upsert });
-      case 'updateMany':
-        return await c.updateMany(op.filter, op.update);
-      case 'deleteOne':
-        return await c.deleteOne(op.filter);
-      case 'deleteMany':
-        return await c.deleteMany(op.filter);
-      case 'findOne':
-        return await c.findOne(op.filter);
-      case 'count':
-        return await c.count(op.filter);
-      case 'find':
-        return await c.find(op.filter, { limit: op.limit });
-      case 'uniqueEmail':
-        return await c.createIndex({ keys: { email: 1 }, unique: true });
-      case 'indexStatus':
-        return await c.createIndex({ keys: { status: 1, n: -1 } });
-    }
-  } catch (err) {
-    return { threw: (err as Error).name };
-  }
-}
 
 /** Everything a reader can tell: the rows in insertion order, a sorted page, a search. */
 async function contents(c: Collection) {
@@ -112,13 +73,13 @@ describe('SqliteReadStore transactions', () => {
           for (const s of [direct, batched]) await s.collection('c').createIndex({ keys: { title: 1 }, search: true });
           // the same history outside, then the ops inside a transaction on one store only
           for (const op of before) {
-            expect(await run(batched.collection('c'), op)).toEqual(await run(direct.collection('c'), op));
+            expect(await runCollectionOp(batched.collection('c'), op)).toEqual(await runCollectionOp(direct.collection('c'), op));
           }
           const expected: unknown[] = [];
-          for (const op of inside) expected.push(await run(direct.collection('c'), op));
+          for (const op of inside) expected.push(await runCollectionOp(direct.collection('c'), op));
           const seenInside = await batched.transaction!(async () => {
             const got: unknown[] = [];
-            for (const op of inside) got.push(await run(batched.collection('c'), op));
+            for (const op of inside) got.push(await runCollectionOp(batched.collection('c'), op));
             return { got, contents: await contents(batched.collection('c')) };
           });
           expect(seenInside.got).toEqual(expected);

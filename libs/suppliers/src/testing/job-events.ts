@@ -36,7 +36,7 @@ export async function waitForJob(
 }
 
 /** Polls `check` every 20 ms; fails naming `what` after `timeoutMs`. */
-async function pollUntil(check: () => boolean, what: () => string, timeoutMs: number): Promise<void> {
+export async function pollUntil(check: () => boolean, what: () => string, timeoutMs: number): Promise<void> {
   const started = Date.now();
   while (!check()) {
     if (Date.now() - started > timeoutMs) throw new Error(`${what()} after ${timeoutMs} ms`);
@@ -50,8 +50,12 @@ async function pollUntil(check: () => boolean, what: () => string, timeoutMs: nu
  * schedules the job again: tests wait for it before they check what a job did not do.
  */
 export async function waitForRunnerToLetGo(t: TestApp, taskId: string, timeoutMs = 15_000): Promise<void> {
-  const runner = t.app.get(SupplierJobRunner, { strict: false });
-  await pollUntil(() => !runner.holds(taskId), () => `the job runner still holds job ${taskId}`, timeoutMs);
+  await runnerLetsGo(t.app.get(SupplierJobRunner, { strict: false }), taskId, timeoutMs);
+}
+
+/** `waitForRunnerToLetGo` for a runner a test built itself. */
+export async function runnerLetsGo(runner: Pick<SupplierJobRunner, 'holds' | 'nextLookAt'>, taskId: string, timeoutMs = 15_000): Promise<void> {
+  await pollUntil(() => !runner.holds(taskId), () => `the job runner still holds job ${taskId} (next look: ${runner.nextLookAt(taskId) ?? 'none'})`, timeoutMs);
 }
 
 /**

@@ -23,6 +23,7 @@ import { LocalSupplierControls } from '../local/local-supplier.controls';
 import { SupplierSettings, type HttpChannelConfig } from '../../supplier-settings';
 import { StandInSupplier } from '../../testing/stand-in-supplier';
 import { HttpSupplierChannel } from './http-supplier.channel';
+import { pollUntil, runnerLetsGo } from '../../testing/job-events';
 import { catalogueWithHttpChannel } from '../../testing/test-catalogue';
 
 const SECRET = 'callback-secret-for-tests-0123';
@@ -162,16 +163,8 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
       await new Promise((r) => setTimeout(r, 15));
     }
   };
-  /** Polls `check` every 10 ms; fails with `what()` after `timeoutMs`. */
-  const eventually = async (check: () => boolean, what: () => string, timeoutMs = 8000) => {
-    const start = Date.now();
-    while (!check()) {
-      if (Date.now() - start > timeoutMs) throw new Error(`timed out: ${what()}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
   /** Resolves once the runner let the job go: no step running or waiting, no look pending (it appends nothing more on its own). */
-  const letGo = (taskId: string) => eventually(() => !runner.holds(taskId), () => `the runner still holds ${taskId} (next look: ${runner.nextLookAt(taskId) ?? 'none'})`);
+  const letGo = (taskId: string) => runnerLetsGo(runner, taskId, 8000);
   const ended = (t: string[]) => t.some((x) => ['SupplierJobSucceeded', 'SupplierJobFailed', 'SupplierJobCanceled'].includes(x));
   const dispatched = (t: string[]) => t.includes('SupplierJobDispatched');
 
@@ -230,7 +223,7 @@ describe('HTTP supplier adapter (stand-in supplier)', () => {
     const taskId = await submit();
     await until(taskId, dispatched);
     // a second status request: the first answer (running) was taken, changed nothing, and the job polls on
-    await eventually(() => supplier.count('GET', `/jobs/${taskId}`) >= 2, () => `status requests: ${supplier.count('GET', `/jobs/${taskId}`)}`);
+    await pollUntil(() => supplier.count('GET', `/jobs/${taskId}`) >= 2, () => `status requests: ${supplier.count('GET', `/jobs/${taskId}`)}`, 8000);
     expect(await types(taskId)).toEqual(['SupplierJobQueued', 'SupplierJobDispatched']);
     await supplier.finish(taskId, { status: 'succeeded', output: { text: 'polled result' } });
     const t = await until(taskId, ended);
